@@ -1,0 +1,151 @@
+/**
+ * Every error the SDK throws extends {@link AvatarVideoError}.
+ *
+ * - {@link APIError} and its subclasses: the service answered with an HTTP error.
+ * - {@link APIConnectionError}, {@link APIConnectionTimeoutError}, {@link APIUserAbortError}: no usable answer.
+ * - {@link ResponseValidationError}: the service answered 2xx with a body that breaks the contract.
+ * - Job outcomes ({@link VideoFailedError}, ...) and local checks (`MediaValidationError`) stay outside the
+ *   API hierarchy, because no HTTP request failed.
+ *
+ * Nothing here ever holds the API key: request headers are never stored, response headers are redacted.
+ */
+
+export class AvatarVideoError extends Error {
+  override name = 'AvatarVideoError';
+}
+
+/** Body of an error response, parsed tolerantly: JSON object, plain text, or an HTML page from a proxy. */
+export type ErrorBody = unknown;
+
+export class APIError extends AvatarVideoError {
+  override name = 'APIError';
+  /** HTTP status code of the response. */
+  readonly status: number;
+  /** Machine-readable code from the error body, when the body had one. */
+  readonly code: string | undefined;
+  /** Value of `x-request-id` (or `request-id`), for support requests. */
+  readonly requestId: string | undefined;
+  /** Response headers, with credential-bearing ones replaced by `[redacted]`. */
+  readonly headers: Record<string, string>;
+  /** The parsed response body (JSON value, or text truncated to 2 KB). */
+  readonly body: ErrorBody;
+
+  constructor(init: {
+    status: number;
+    message: string;
+    code?: string | undefined;
+    requestId?: string | undefined;
+    headers: Record<string, string>;
+    body: ErrorBody;
+  }) {
+    super(init.message);
+    this.status = init.status;
+    this.code = init.code;
+    this.requestId = init.requestId;
+    this.headers = init.headers;
+    this.body = init.body;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      status: this.status,
+      code: this.code,
+      requestId: this.requestId,
+      headers: this.headers,
+      body: this.body,
+    };
+  }
+}
+
+/** 400: the request was malformed (both or neither visual reference, an unknown field, a wrong format). */
+export class BadRequestError extends APIError {
+  override name = 'BadRequestError';
+}
+/** 401: the API key is missing or wrong. */
+export class AuthenticationError extends APIError {
+  override name = 'AuthenticationError';
+}
+/** 403: the key may not do this; video references are a gated preview. */
+export class PermissionDeniedError extends APIError {
+  override name = 'PermissionDeniedError';
+}
+/** 404: no such video. */
+export class NotFoundError extends APIError {
+  override name = 'NotFoundError';
+}
+/** 409: the video is not in a state that allows this (content before COMPLETE). */
+export class ConflictError extends APIError {
+  override name = 'ConflictError';
+}
+/** 422: the input was understood but refused (a duration out of range). */
+export class UnprocessableEntityError extends APIError {
+  override name = 'UnprocessableEntityError';
+}
+/** 429: slow down. `retryAfter` holds the server's hint in milliseconds when it sent one. */
+export class RateLimitError extends APIError {
+  override name = 'RateLimitError';
+  /** Milliseconds the server asked to wait (from `Retry-After`), if it said. */
+  retryAfter: number | undefined;
+}
+/** 5xx: the service failed. */
+export class InternalServerError extends APIError {
+  override name = 'InternalServerError';
+}
+
+/** The request never produced a usable response: DNS, refused, reset, TLS. `cause` holds the original failure. */
+export class APIConnectionError extends AvatarVideoError {
+  override name = 'APIConnectionError';
+  constructor(message = 'Connection error.', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** An attempt took longer than `timeout`, including a body that stalled after the headers. */
+export class APIConnectionTimeoutError extends APIConnectionError {
+  override name = 'APIConnectionTimeoutError';
+  constructor(message = 'Request timed out.', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The caller's `AbortSignal` fired. `cause` is the signal's reason. */
+export class APIUserAbortError extends AvatarVideoError {
+  override name = 'APIUserAbortError';
+  constructor(message = 'Request was aborted.', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A 2xx response whose body does not match the spec (a required field missing or of the wrong type). */
+export class ResponseValidationError extends AvatarVideoError {
+  override name = 'ResponseValidationError';
+  /** The raw parsed body that failed validation. */
+  readonly body: unknown;
+  readonly requestId: string | undefined;
+  /** Where the body broke the contract, as `path: problem` strings. */
+  readonly problems: string[];
+  constructor(init: { message: string; body: unknown; requestId: string | undefined; problems: string[] }) {
+    super(init.message);
+    this.body = init.body;
+    this.requestId = init.requestId;
+    this.problems = init.problems;
+  }
+}
+
+const classByStatus: Record<number, typeof APIError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
+
+/** The error class for an HTTP status: one subclass per status family, `APIError` for the rest. */
+export function apiErrorClass(status: number): typeof APIError {
+  if (status >= 500) return InternalServerError;
+  return classByStatus[status] ?? APIError;
+}

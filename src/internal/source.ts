@@ -1,0 +1,145 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { File } from 'formdata-node';
+import { fileFromPath } from 'formdata-node/file-from-path';
+import { NamedUpload, type Uploadable } from '../uploads.js';
+
+/**
+ * An upload input opened for random-access reads (media probing) and for sending (as many times as a
+ * retry needs). One-shot streams are spooled to a temporary file; `dispose()` removes it.
+ */
+export interface LocalSource {
+  /** Name for messages and the upload's file name. */
+  readonly name: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** Path on disk, when the data lives in a file. */
+  readonly path: string | undefined;
+  /** Read up to `length` bytes at `offset` (fewer at the end of the data). */
+  read(offset: number, length: number): Promise<Uint8Array>;
+  /** A File for a multipart body; each call gives a fresh one, read lazily from the source. */
+  toFile(name: string, type: string): Promise<File>;
+  /** Remove anything this source created (a spooled temporary file). Safe to call twice. */
+  dispose(): Promise<void>;
+}
+
+/** Thrown for inputs that cannot be an upload at all (a remote URL, a number, a missing file). */
+export class UploadInputError extends TypeError {
+  override name = 'UploadInputError';
+}
+
+function isNodeReadable(value: unknown): value is Readable {
+  return value instanceof Readable || (typeof value === 'object' && value !== null && typeof (value as Readable).pipe === 'function' && typeof (value as Readable).on === 'function');
+}
+
+function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
+  return typeof value === 'object' && value !== null && typeof (value as ReadableStream).getReader === 'function';
+}
+
+/** Open any {@link Uploadable} as a {@link LocalSource}. `fallbackName` names data that has no name of its own. */
+export async function openSource(input: Uploadable, fallbackName: string): Promise<LocalSource> {
+  if (input instanceof NamedUpload) {
+    const inner = await openSource(input.data, input.name);
+    return { ...inner, name: input.name };
+  }
+  if (typeof input === 'string') return openPath(input, basename(input));
+  if (input instanceof URL) {
+    if (input.protocol !== 'file:') {
+      throw new UploadInputError(`Only file: URLs can be uploaded, got a ${input.protocol} URL. Download it first or pass a stream.`);
+    }
+    const path = fileURLToPath(input);
+    return openPath(path, basename(path));
+  }
+  if (input instanceof ArrayBuffer) return bytesSource(new Uint8Array(input), fallbackName);
+  if (input instanceof Uint8Array) return bytesSource(input, fallbackName);
+  if (typeof Blob !== 'undefined' && input instanceof Blob) {
+    const name = typeof (input as { name?: unknown }).name === 'string' && (input as File).name ? (input as File).name : fallbackName;
+    return blobSource(input, name);
+  }
+  if (isNodeReadable(input)) return spool(input, fallbackName);
+  if (isWebStream(input)) return spool(Readable.fromWeb(input as import('node:stream/web').ReadableStream), fallbackName);
+  throw new UploadInputError(
+    `Cannot upload a value of type ${typeof input}: pass a file path, a file: URL, a Buffer/Uint8Array, a Blob/File, a Node Readable or a web ReadableStream.`,
+  );
+}
+
+async function openPath(path: string, name: string, onDispose?: () => Promise<void>): Promise<LocalSource> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new UploadInputError(`${path} is not a file.`);
+    size = info.size;
+  } catch (error) {
+    if (error instanceof UploadInputError) throw error;
+    throw new UploadInputError(`Cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    name,
+    size,
+    path,
+    async read(offset, length) {
+      const end = Math.min(size, offset + length);
+      if (offset >= end) return new Uint8Array(0);
+      const handle = await open(path, 'r');
+      try {
+        const buffer = new Uint8Array(end - offset);
+        let filled = 0;
+        while (filled < buffer.length) {
+          const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, offset + filled);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+      } finally {
+        await handle.close();
+      }
+    },
+    toFile: (fileName, type) => fileFromPath(path, fileName, { type }),
+    dispose: async () => {
+      await onDispose?.();
+    },
+  };
+}
+
+function bytesSource(bytes: Uint8Array, name: string): LocalSource {
+  return {
+    name,
+    size: bytes.byteLength,
+    path: undefined,
+    read: async (offset, length) => bytes.subarray(offset, Math.min(bytes.byteLength, offset + length)),
+    toFile: async (fileName, type) => new File([bytes], fileName, { type }),
+    dispose: async () => {},
+  };
+}
+
+function blobSource(blob: Blob, name: string): LocalSource {
+  return {
+    name,
+    size: blob.size,
+    path: undefined,
+    read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()),
+    // A Blob streams itself; wrapping it keeps the bytes where they are.
+    toFile: async (fileName, type) => new File([blob as unknown as import('formdata-node').Blob], fileName, { type }),
+    dispose: async () => {},
+  };
+}
+
+/** Copy a one-shot stream to a private temporary file so it can be probed and re-sent on retry. */
+async function spool(stream: Readable, name: string): Promise<LocalSource> {
+  const dir = await mkdtemp(join(tmpdir(), 'avatar-video-'));
+  const path = join(dir, 'upload');
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    await pipeline(stream, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    await remove();
+    throw new UploadInputError(`Could not read the stream for ${name}: ${(error as Error).message}`, { cause: error });
+  }
+  return openPath(path, name, remove);
+}
+
