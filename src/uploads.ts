@@ -5,15 +5,7 @@ import type { Readable } from 'node:stream';
  * paths and `file:` URLs are streamed from disk, one-shot streams are spooled to a temporary
  * file (so a retried request can send them again), which is removed afterwards.
  */
-export type Uploadable =
-  | string
-  | URL
-  | Uint8Array
-  | ArrayBuffer
-  | Blob
-  | Readable
-  | ReadableStream<Uint8Array>
-  | NamedUpload;
+export type Uploadable = string | URL | Uint8Array | ArrayBuffer | Blob | Readable | ReadableStream<Uint8Array> | NamedUpload;
 
 /** Data with a file name attached, from {@link toFile}. */
 export class NamedUpload {

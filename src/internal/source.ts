@@ -34,7 +34,13 @@ export class UploadInputError extends TypeError {
 }
 
 function isNodeReadable(value: unknown): value is Readable {
-  return value instanceof Readable || (typeof value === 'object' && value !== null && typeof (value as Readable).pipe === 'function' && typeof (value as Readable).on === 'function');
+  return (
+    value instanceof Readable ||
+    (typeof value === 'object' &&
+      value !== null &&
+      typeof (value as Readable).pipe === 'function' &&
+      typeof (value as Readable).on === 'function')
+  );
 }
 
 function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
@@ -58,8 +64,8 @@ export async function openSource(input: Uploadable, fallbackName: string): Promi
   if (input instanceof ArrayBuffer) return bytesSource(new Uint8Array(input), fallbackName);
   if (input instanceof Uint8Array) return bytesSource(input, fallbackName);
   if (typeof Blob !== 'undefined' && input instanceof Blob) {
-    const name = typeof (input as { name?: unknown }).name === 'string' && (input as File).name ? (input as File).name : fallbackName;
-    return blobSource(input, name);
+    const name = (input as { name?: unknown }).name;
+    return blobSource(input, typeof name === 'string' && name !== '' ? name : fallbackName);
   }
   if (isNodeReadable(input)) return spool(input, fallbackName);
   if (isWebStream(input)) return spool(Readable.fromWeb(input as import('node:stream/web').ReadableStream), fallbackName);
@@ -142,4 +148,3 @@ async function spool(stream: Readable, name: string): Promise<LocalSource> {
   }
   return openPath(path, name, remove);
 }
-

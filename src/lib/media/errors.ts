@@ -9,7 +9,11 @@ export class MediaValidationError extends AvatarVideoError {
   override name = 'MediaValidationError';
   readonly issues: MediaValidationIssue[];
   constructor(issues: MediaValidationIssue[]) {
-    super(issues.length === 1 ? (issues[0]?.message ?? 'Invalid media.') : `${issues.length} problems with the inputs:\n${issues.map((issue) => `- ${issue.message}`).join('\n')}`);
+    super(
+      issues.length === 1
+        ? (issues[0]?.message ?? 'Invalid media.')
+        : `${issues.length} problems with the inputs:\n${issues.map((issue) => `- ${issue.message}`).join('\n')}`,
+    );
     this.issues = issues;
   }
 }

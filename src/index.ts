@@ -1,0 +1,15 @@
+import { AvatarVideo } from './client.js';
+
+export { AvatarVideo };
+export default AvatarVideo;
+export type { ClientOptions, MediaLimits, RequestOptions } from './client.js';
+export * from './errors.js';
+export type { Logger, LogLevel } from './internal/logger.js';
+export { MediaValidationError } from './lib/media/errors.js';
+export type { VideoCreateParams } from './lib/media/prepare.js';
+export type { MediaFormat, MediaInfo, MediaIssueCode, MediaValidationIssue } from './lib/media/types.js';
+export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
+export type { CreateOptions, VideoContent, Videos } from './resources/videos.js';
+export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoError, type VideoModel, type VideoStatus } from './schemas.js';
+export { NamedUpload, toFile, type Uploadable } from './uploads.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,30 @@
+import { Readable } from 'node:stream';
+import { FormDataEncoder } from 'form-data-encoder';
+import { FormData } from 'formdata-node';
+import type { LocalSource } from './source.js';
+
+/** A file part ready to send: where the bytes are, and the name and type to declare. */
+export interface FilePart {
+  field: string;
+  source: LocalSource;
+  filename: string;
+  contentType: string;
+}
+
+/**
+ * Encode a multipart body that streams each file from its source. Called once per attempt, because a
+ * stream can be read only once; the Content-Length is exact, so the server sees no chunked upload.
+ */
+export async function encodeMultipart(
+  files: FilePart[],
+  fields: Record<string, string>,
+): Promise<{ stream: Readable; headers: Record<string, string> }> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.set(name, value);
+  for (const part of files) form.set(part.field, await part.source.toFile(part.filename, part.contentType));
+  const encoder = new FormDataEncoder(form);
+  const headers: Record<string, string> = { 'content-type': encoder.contentType };
+  if (encoder.contentLength !== undefined) headers['content-length'] = encoder.contentLength;
+  // Large reads keep the per-chunk overhead low on big video references.
+  return { stream: Readable.from(encoder.encode(), { objectMode: false, highWaterMark: 1 << 20 }), headers };
+}

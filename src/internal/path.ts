@@ -1,0 +1,20 @@
+/**
+ * Build a request path from literal parts and parameters: `apiPath\`/v1/videos/${id}/content\``.
+ * Each parameter is percent-encoded as one segment; `.`, `..` and empty values are refused, so an id
+ * can never walk to another endpoint.
+ */
+export function apiPath(strings: TemplateStringsArray, ...params: string[]): string {
+  let out = strings[0] ?? '';
+  params.forEach((param, index) => {
+    out += encodeSegment(param) + (strings[index + 1] ?? '');
+  });
+  return out;
+}
+
+export function encodeSegment(value: string): string {
+  if (typeof value !== 'string') throw new TypeError(`Expected a string path parameter, got ${typeof value}.`);
+  if (value === '' || value === '.' || value === '..') {
+    throw new TypeError(`Invalid path parameter ${JSON.stringify(value)}: it must be a non-empty id.`);
+  }
+  return encodeURIComponent(value);
+}

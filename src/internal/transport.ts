@@ -1,0 +1,185 @@
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  type APIError,
+  APIUserAbortError,
+  apiErrorClass,
+  RateLimitError,
+} from '../errors.js';
+import { redactHeaders, scrub } from './redact.js';
+import { type AttemptFailure, parseRetryAfter } from './retry.js';
+
+/** One HTTP exchange, before retries. */
+export interface Attempt {
+  url: URL;
+  method: 'GET' | 'POST' | 'HEAD';
+  headers: Record<string, string>;
+  body?: Readable | string | undefined;
+  /** Milliseconds for the whole attempt (buffered) or for headers and each idle gap in the body (streamed). */
+  timeout: number;
+  signal?: AbortSignal | undefined;
+  /** The body will be streamed by the caller: after the headers, only idle gaps count against `timeout`. */
+  stream?: boolean;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+  url: URL;
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+class TimeoutReason extends Error {}
+
+/** The error code of a failure or of its causes (undici wraps socket errors). */
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return (error as { code?: string } | undefined)?.code;
+}
+
+const notSent = new WeakSet<object>();
+
+/** Map a thrown transport failure to one of the SDK's connection errors, keeping it as `cause`. */
+export function toConnectionError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, secret?: string): Error {
+  if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
+  if (signal?.aborted) return new APIUserAbortError('Request was aborted.', { cause: signal.reason });
+  const code = errorCode(error);
+  const detail = scrub(error instanceof Error ? error.message : String(error), secret);
+  const result =
+    timedOut || (code && TIMEOUT_CODES.has(code))
+      ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
+      : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
+  if (code && NOT_SENT_CODES.has(code)) notSent.add(result);
+  return result;
+}
+
+/** Reduce an error to what the retry policy needs. */
+export function describeFailure(error: unknown): AttemptFailure {
+  if (error instanceof APIUserAbortError) return { kind: 'abort' };
+  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', sent: !notSent.has(error) };
+  if (error instanceof APIConnectionError) return { kind: 'connection', sent: !notSent.has(error) };
+  const status = (error as APIError | undefined)?.status;
+  if (typeof status === 'number') return { kind: 'status', status };
+  return { kind: 'abort' };
+}
+
+/**
+ * Send one request. With `buffered`, the timeout covers the whole exchange including the body, so a body
+ * that stalls after the headers still times out; the caller reads the body before calling `done()`.
+ */
+export type SentResponse = RawResponse & {
+  /** Release the timer and the signal link; call once the body is consumed or abandoned. */
+  done(): void;
+  timedOut(): boolean;
+};
+
+export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = () => controller.abort(attempt.signal?.reason);
+  attempt.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new TimeoutReason(`timed out after ${attempt.timeout} ms`));
+  }, attempt.timeout);
+  const done = () => {
+    clearTimeout(timer);
+    attempt.signal?.removeEventListener('abort', onAbort);
+  };
+  if (attempt.signal?.aborted) {
+    done();
+    throw new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason });
+  }
+  try {
+    const response = await dispatcher.request({
+      origin: attempt.url.origin,
+      path: attempt.url.pathname + attempt.url.search,
+      method: attempt.method,
+      headers: attempt.headers,
+      body: attempt.body ?? null,
+      signal: controller.signal,
+      headersTimeout: attempt.timeout,
+      bodyTimeout: attempt.timeout,
+    });
+    // A streamed body may legitimately take longer than `timeout` in total; undici's bodyTimeout
+    // still catches a stall, and the caller's signal stays linked until done().
+    if (attempt.stream) clearTimeout(timer);
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: response.body,
+      url: attempt.url,
+      done,
+      timedOut: () => timedOut,
+    };
+  } catch (error) {
+    done();
+    throw toConnectionError(error, attempt.signal, timedOut, secret);
+  }
+}
+
+/** Read a whole (small) response body as text, mapping stalls and aborts to SDK errors. */
+export async function readText(response: SentResponse, signal: AbortSignal | undefined, secret: string): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw toConnectionError(error, signal, response.timedOut(), secret);
+  } finally {
+    response.done();
+  }
+}
+
+export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const MAX_TEXT_BODY = 2048;
+
+/** Parse an error body tolerantly: `{error:{code,message}}`, `{code,message}`, `{message}`, text or HTML. */
+export function parseErrorBody(text: string): { body: unknown; code: string | undefined; message: string | undefined } {
+  let body: unknown = text.length > MAX_TEXT_BODY ? `${text.slice(0, MAX_TEXT_BODY)}…` : text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const html = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+    const plain = html ?? (/^\s*</.test(text) ? undefined : text.trim().slice(0, 200));
+    return { body, code: undefined, message: plain || undefined };
+  }
+  const record = (value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const top = record(body);
+  const inner = record(top?.error) ?? top;
+  const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  return {
+    body,
+    code: str(inner?.code) ?? str(inner?.type),
+    message: str(inner?.message) ?? str(top?.error) ?? str(top?.message) ?? str(top?.detail),
+  };
+}
+
+/** Build the typed APIError for an error response. */
+export function makeAPIError(status: number, rawHeaders: RawResponse['headers'], text: string, secret: string): APIError {
+  const { body, code, message } = parseErrorBody(scrub(text, secret));
+  const headers = redactHeaders(rawHeaders);
+  const requestId = headers['x-request-id'] ?? headers['request-id'];
+  const ErrorClass = apiErrorClass(status);
+  let summary = `${status}${code ? ` ${code}` : ''}: ${message ?? 'no error message in the response'}`;
+  if (status === 403 && /preview|video_reference/i.test(`${code} ${message}`)) {
+    summary += ' (video references are a gated preview: ask for access to use video_reference, or send an image_reference)';
+  }
+  if (requestId) summary += ` [request id ${requestId}]`;
+  const error = new ErrorClass({ status, message: summary, code, requestId, headers, body });
+  if (error instanceof RateLimitError) error.retryAfter = parseRetryAfter(headers['retry-after']);
+  return error;
+}

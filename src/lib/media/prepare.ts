@@ -1,0 +1,70 @@
+import type { FilePart } from '../../internal/multipart.js';
+import { type LocalSource, openSource } from '../../internal/source.js';
+import type { VideoModel } from '../../schemas.js';
+import type { Uploadable } from '../../uploads.js';
+
+/** Parameters of `videos.create`: the driving audio and exactly one visual reference. */
+export interface VideoCreateParams {
+  /** Driving audio: WAV or MP3, 1 to 60 s. */
+  audio_reference: Uploadable;
+  /** Appearance image: JPEG or PNG. Exactly one of `image_reference` and `video_reference`. */
+  image_reference?: Uploadable;
+  /** Appearance video: MP4 or MOV, 10 to 60 s. A gated preview. */
+  video_reference?: Uploadable;
+  /** Model name. @default 'service-avatar-x' (the service's default) */
+  model?: VideoModel;
+}
+
+export const FILE_FIELDS = ['audio_reference', 'image_reference', 'video_reference'] as const;
+
+/** Inputs opened and ready to encode, plus what must be cleaned up afterwards. */
+export interface PreparedCreate {
+  files: FilePart[];
+  fields: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+const TYPE_BY_EXTENSION: Record<string, string> = {
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+};
+
+export function contentTypeFor(extension: string): string {
+  return TYPE_BY_EXTENSION[extension.toLowerCase()] ?? 'application/octet-stream';
+}
+
+/** Open every file input; on failure, close what was opened. */
+export async function openInputs(params: Record<string, unknown>): Promise<Map<string, LocalSource>> {
+  const sources = new Map<string, LocalSource>();
+  try {
+    for (const field of FILE_FIELDS) {
+      const value = params[field];
+      if (value !== undefined && value !== null) sources.set(field, await openSource(value as Uploadable, field));
+    }
+  } catch (error) {
+    await Promise.all([...sources.values()].map((source) => source.dispose()));
+    throw error;
+  }
+  return sources;
+}
+
+/** Prepare without local checks (`validate: false`): names and types follow the file names. */
+export async function prepareUnchecked(params: VideoCreateParams): Promise<PreparedCreate> {
+  const sources = await openInputs(params as unknown as Record<string, unknown>);
+  const files = [...sources].map(([field, source]) => ({
+    field,
+    source,
+    filename: source.name,
+    contentType: contentTypeFor(source.name.split('.').pop() ?? ''),
+  }));
+  const fields: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (!(FILE_FIELDS as readonly string[]).includes(key) && value !== undefined) fields[key] = String(value);
+  }
+  return { files, fields, dispose: () => Promise.all([...sources.values()].map((s) => s.dispose())).then(() => {}) };
+}

@@ -1,0 +1,112 @@
+import { PassThrough, type Readable } from 'node:stream';
+import type { AvatarVideo, RequestOptions } from '../client.js';
+import { encodeMultipart } from '../internal/multipart.js';
+import { apiPath } from '../internal/path.js';
+import { followRedirects } from '../internal/redirect.js';
+import { header, makeAPIError, readText, toConnectionError } from '../internal/transport.js';
+import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
+import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
+import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
+
+export interface CreateOptions extends RequestOptions {
+  /** Check formats and durations locally before uploading. @default true */
+  validate?: boolean;
+}
+
+/** The MP4 of a finished video, as a stream. */
+export interface VideoContent {
+  /** The file's bytes. Consume or destroy it: it holds a connection until then. */
+  body: Readable;
+  /** Size in bytes, when the server said. */
+  contentLength: number | undefined;
+  contentType: string | undefined;
+  /** The final URL after redirects (a signed CDN address: treat it as a secret of its own). */
+  url: string;
+}
+
+/** Endpoint methods of `/v1/videos`. */
+export class Videos {
+  /** @internal */
+  protected readonly client: AvatarVideo;
+
+  constructor(client: AvatarVideo) {
+    this.client = client;
+  }
+
+  /**
+   * Start a video job from a driving audio file and one visual reference.
+   * Not retried once it may have reached the server: a duplicate job would be billed twice.
+   */
+  async create(params: VideoCreateParams, options: CreateOptions = {}): Promise<Video> {
+    const prepared = await prepareUnchecked(params);
+    try {
+      return await this.client.request(
+        { method: 'POST', path: 'v1/videos', kind: 'create', body: () => encodeMultipart(prepared.files, prepared.fields) },
+        VideoSchema,
+        options,
+      );
+    } finally {
+      await prepared.dispose();
+    }
+  }
+
+  /** Read a job's current state. */
+  retrieve(id: string, options?: RequestOptions): Promise<Video> {
+    return this.client.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
+  }
+
+  /**
+   * List videos. Await it for one page, or iterate it to walk every page:
+   * `for await (const video of client.videos.list()) { ... }`.
+   */
+  list(params: VideoListParams = {}, options?: RequestOptions): VideoPagePromise {
+    const fetchPage = async (query: VideoListParams) =>
+      normaliseList(await this.client.request({ method: 'GET', path: 'v1/videos', query, kind: 'read' }, VideoListSchema, options));
+    return new VideoPagePromise(fetchPage(params).then((envelope) => new VideoPage(envelope, params, fetchPage)));
+  }
+
+  /**
+   * Stream the MP4 of a COMPLETE video. The redirect is followed here, and the key is not sent to the
+   * file's host. Use `download` to save to a file; this is for piping elsewhere.
+   */
+  async content(id: string, options: RequestOptions = {}): Promise<VideoContent> {
+    const client = this.client;
+    const start = client.url(apiPath`v1/videos/${id}/content`);
+    const response = await client.withRetries('read', options, async () => {
+      const response = await followRedirects(start, {
+        dispatcher: client.dispatcher,
+        headers: client.headers({ ...options.headers, accept: 'video/mp4, */*' }),
+        timeout: options.timeout ?? client.timeout,
+        signal: options.signal,
+        secret: client.secret,
+      });
+      if (response.status >= 300) {
+        throw makeAPIError(response.status, response.headers, await readText(response, options.signal, client.secret), client.secret);
+      }
+      return response;
+    });
+    const length = Number(header(response.headers, 'content-length'));
+    return {
+      body: withSDKErrors(response.body, options.signal, response.timedOut, client.secret, response.done),
+      contentLength: Number.isFinite(length) ? length : undefined,
+      contentType: header(response.headers, 'content-type'),
+      url: response.url.href,
+    };
+  }
+}
+
+/** Re-emit a body's failures as SDK errors (timeout, abort, connection) with the original as `cause`. */
+function withSDKErrors(
+  body: Readable,
+  signal: AbortSignal | undefined,
+  timedOut: () => boolean,
+  secret: string,
+  done: () => void,
+): Readable {
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
+  body.on('error', (error) => out.destroy(toConnectionError(error, signal, timedOut(), secret)));
+  body.on('close', done);
+  out.on('close', () => body.destroy());
+  body.pipe(out);
+  return out;
+}

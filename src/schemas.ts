@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * Schemas of the spec's resources (section 2). They are loose on purpose: unknown fields are kept,
+ * and a status or model the SDK does not know yet is accepted as a string, so a server that grows
+ * new values does not break deployed clients.
+ */
+
+/** Known states of a video job (spec section 3). Other strings may appear in future. */
+export type VideoStatus = 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED' | (string & {});
+/** Known model names. `service-video-1-latest` is a moving alias. */
+export type VideoModel = 'service-avatar-x' | 'service-video-1-latest' | (string & {});
+
+export const VIDEO_STATUSES = ['PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'] as const;
+export const VIDEO_MODELS = ['service-avatar-x', 'service-video-1-latest'] as const;
+
+// A plain string at runtime, typed with the known values for editor completion.
+const statusSchema = z.string() as unknown as z.ZodType<VideoStatus>;
+const modelSchema = z.string() as unknown as z.ZodType<VideoModel>;
+const optionalString = z.string().nullable().optional();
+
+export const VideoErrorSchema = z.looseObject({
+  /** Machine-readable error code, e.g. a rate-limit code. */
+  code: z.string(),
+  /** Human-readable explanation. */
+  message: z.string(),
+});
+
+export const VideoSchema = z.looseObject({
+  /** Job identifier. */
+  id: z.string(),
+  /** Object kind, `video`. */
+  object: z.string().optional(),
+  /** Current state: PROCESSING, COMPLETE, FAILED or CANCELLED. */
+  status: statusSchema,
+  /** Creation time, Unix seconds. */
+  created_at: z.number(),
+  /** When processing completed, Unix seconds. */
+  completed_at: z.number().nullable().optional(),
+  /** Progress percentage, 0 to 100. */
+  progress: z.number().nullable().optional(),
+  /** Why the job failed; set when status is FAILED. */
+  error: VideoErrorSchema.nullable().optional(),
+  /** Model used (generation only). */
+  model: modelSchema.nullable().optional(),
+  /** Mode resolved from the inputs: `image_to_video` or `video_to_video`. */
+  generation_mode: z.string().nullable().optional(),
+  /** Output aspect ratio resolved from the visual reference: `9:16` or `16:9`. */
+  aspect_ratio: z.string().nullable().optional(),
+  /** The captioned input video (captioning only). */
+  source_video_id: optionalString,
+  /** Caption style template (captioning only). */
+  caption_template_id: optionalString,
+  /**
+   * Same as `id`.
+   * @deprecated Use `id`. Accepted when absent, so its eventual removal does not break clients.
+   */
+  video_id: z.string().optional(),
+});
+
+/** A video job, as returned by create, retrieve and list. */
+export type Video = z.infer<typeof VideoSchema>;
+/** Why a job failed (`video.error`). */
+export type VideoError = z.infer<typeof VideoErrorSchema>;
+
+/**
+ * The list envelope. The spec does not show it, so the shapes seen in similar APIs are accepted:
+ * a bare array, or an object with the items under `data`, `videos` or `items`.
+ */
+export const VideoListSchema = z.union([
+  z.array(VideoSchema),
+  z.looseObject({
+    data: z.array(VideoSchema).optional(),
+    videos: z.array(VideoSchema).optional(),
+    items: z.array(VideoSchema).optional(),
+    has_more: z.boolean().nullable().optional(),
+    last_id: z.string().nullable().optional(),
+    next_cursor: z.string().nullable().optional(),
+  }),
+]);
+
+/** One page of `videos.list`, normalised. */
+export interface VideoListEnvelope {
+  data: Video[];
+  has_more: boolean;
+  last_id: string | null;
+  next_cursor: string | null;
+}
+
+export function normaliseList(parsed: z.infer<typeof VideoListSchema>): VideoListEnvelope {
+  if (Array.isArray(parsed)) return { data: parsed, has_more: false, last_id: null, next_cursor: null };
+  const data = parsed.data ?? parsed.videos ?? parsed.items ?? [];
+  const next_cursor = parsed.next_cursor ?? null;
+  return {
+    data,
+    has_more: parsed.has_more ?? next_cursor !== null,
+    last_id: parsed.last_id ?? data.at(-1)?.id ?? null,
+    next_cursor,
+  };
+}
+
+/** Turn zod issues into `path: problem` lines for ResponseValidationError. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`);
+}
