@@ -175,6 +175,11 @@ export class AvatarVideo {
     };
   }
 
+  /** A safe summary for logs and JSON: never the key. */
+  toJSON(): Record<string, unknown> {
+    return { baseURL: this.baseURL, timeout: this.timeout, maxRetries: this.maxRetries, maxRetryDelay: this.maxRetryDelay };
+  }
+
   /** Release pooled connections. The client can't be used afterwards. */
   async close(): Promise<void> {
     await this.#dispatcher.close();

@@ -88,7 +88,7 @@ export interface VideoListEnvelope {
 }
 
 export function normaliseList(parsed: z.infer<typeof VideoListSchema>): VideoListEnvelope {
-  if (Array.isArray(parsed)) return { data: parsed, has_more: false, last_id: null, next_cursor: null };
+  if (Array.isArray(parsed)) return { data: parsed, has_more: false, last_id: parsed.at(-1)?.id ?? null, next_cursor: null };
   const data = parsed.data ?? parsed.videos ?? parsed.items ?? [];
   const next_cursor = parsed.next_cursor ?? null;
   return {

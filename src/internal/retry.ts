@@ -41,6 +41,8 @@ export function parseRetryAfter(value: string | undefined | null, now: number = 
   const text = value.trim();
   if (text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // An HTTP-date always names its month; this keeps Date.parse from reading '-1' as a year.
+  if (!/[a-z]{3}/i.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -51,7 +51,7 @@ export class Videos {
   }
 
   /** Read a job's current state. */
-  retrieve(id: string, options?: RequestOptions): Promise<Video> {
+  async retrieve(id: string, options?: RequestOptions): Promise<Video> {
     return this.client.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
   }
 
