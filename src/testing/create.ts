@@ -1,0 +1,128 @@
+import { probeMedia } from '../lib/media/probe.js';
+import type { MediaFormat } from '../lib/media/types.js';
+import { errorResponse, jsonResponse } from './responses.js';
+import { imageSize, sniffFormat } from './sniff.js';
+import type { MockState } from './state.js';
+
+const FIELDS = ['audio_reference', 'image_reference', 'video_reference', 'model'];
+const MODELS = ['service-avatar-x', 'service-video-1-latest'];
+type Part = 'audio_reference' | 'image_reference' | 'video_reference';
+const ACCEPTS: Record<Part, { formats: MediaFormat[]; label: string; seconds?: [number, number] }> = {
+  audio_reference: { formats: ['wav', 'mp3'], label: 'WAV or MP3', seconds: [1, 60] },
+  image_reference: { formats: ['jpeg', 'png'], label: 'JPEG or PNG' },
+  video_reference: { formats: ['mp4', 'mov'], label: 'MP4 or MOV', seconds: [10, 60] },
+};
+
+/** Thrown inside this module to stop at the first problem; turned into the response. */
+class Rejection {
+  constructor(readonly response: Response) {}
+}
+const reject = (...args: Parameters<typeof errorResponse>): never => {
+  throw new Rejection(errorResponse(...args));
+};
+
+/** POST /v1/videos: checks the form the way the handlers.ts header describes, then creates a job. */
+export async function createVideo(request: Request, state: MockState): Promise<Response> {
+  try {
+    const form = await readForm(request);
+    const { audio, visual, visualPart, model } = checkFields(form);
+    if (visualPart === 'video_reference' && !state.options.previewAccess) {
+      reject(
+        'preview_access_required',
+        'video_reference is a gated preview feature and this API key does not have access to it. Use image_reference instead.',
+      );
+    }
+    const audioBytes = await partBytes(audio, 'audio_reference');
+    const visualBytes = await partBytes(visual, visualPart);
+    await checkDuration(audioBytes, 'audio_reference', audio.name);
+    const size =
+      visualPart === 'image_reference'
+        ? readImageSize(visualBytes, visual.name)
+        : await checkDuration(visualBytes, visualPart, visual.name);
+    const video = state.createVideo({
+      model,
+      generation_mode: visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video',
+      aspect_ratio: size.height > size.width ? '9:16' : '16:9',
+    });
+    return jsonResponse(video);
+  } catch (error) {
+    if (error instanceof Rejection) return error.response;
+    throw error;
+  }
+}
+
+async function readForm(request: Request): Promise<FormData> {
+  if (!request.headers.get('content-type')?.toLowerCase().startsWith('multipart/form-data')) {
+    reject('invalid_multipart', 'POST /v1/videos expects a multipart/form-data body.');
+  }
+  try {
+    return await request.formData();
+  } catch (error) {
+    return reject('invalid_multipart', `The multipart body could not be parsed: ${(error as Error).message}`);
+  }
+}
+
+function checkFields(form: FormData) {
+  const names = new Set<string>();
+  form.forEach((_value, name) => {
+    names.add(name);
+  });
+  const unknown = [...names].find((name) => !FIELDS.includes(name));
+  if (unknown !== undefined) reject('unknown_field', `Unknown form field '${unknown}'. Allowed fields: ${FIELDS.join(', ')}.`);
+  const repeated = [...names].find((name) => form.getAll(name).length > 1);
+  if (repeated !== undefined) reject('duplicate_field', `The form field '${repeated}' was sent more than once.`);
+  const image = form.get('image_reference');
+  const video = form.get('video_reference');
+  const audio = form.get('audio_reference');
+  const model = form.get('model') ?? 'service-avatar-x';
+  if (image !== null && video !== null)
+    reject('multiple_visual_references', 'Send exactly one of image_reference or video_reference, not both.');
+  if (image === null && video === null)
+    reject(
+      'missing_visual_reference',
+      'A visual reference is required: send image_reference (JPEG or PNG) or video_reference (MP4 or MOV).',
+    );
+  if (audio === null) reject('missing_audio', 'audio_reference (WAV or MP3) is required.');
+  if (typeof model !== 'string' || !MODELS.includes(model)) {
+    reject('invalid_model', `model must be one of ${MODELS.join(', ')}; got ${typeof model === 'string' ? `'${model}'` : 'a file'}.`);
+  }
+  const visualPart: Part = image !== null ? 'image_reference' : 'video_reference';
+  return { audio: asFile(audio, 'audio_reference'), visual: asFile(image ?? video, visualPart), visualPart, model: model as string };
+}
+
+function asFile(value: FormDataEntryValue | null, part: Part): File {
+  if (typeof value === 'string' || value === null) return reject('expected_file', `${part} must be a file part, not a text field.`);
+  return value;
+}
+
+async function partBytes(file: File, part: Part): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const format = sniffFormat(bytes);
+  const { formats, label } = ACCEPTS[part];
+  if (format === undefined || !formats.includes(format)) {
+    const found = format === undefined ? 'no recognised format' : format.toUpperCase();
+    reject('unsupported_format', `${part} ('${file.name}') must be ${label}; its content is ${found}.`);
+  }
+  return bytes;
+}
+
+/** Measures with the SDK's own probe and enforces the part's inclusive range. Returns the frame size for videos. */
+async function checkDuration(bytes: Uint8Array, part: 'audio_reference' | 'video_reference', name: string) {
+  const info = await probeMedia(bytes).catch(() => undefined);
+  const seconds = info?.durationSeconds;
+  if (seconds === undefined || !Number.isFinite(seconds))
+    return reject('unreadable_media', `${part} ('${name}') could not be read to measure its duration.`);
+  const [min, max] = ACCEPTS[part].seconds ?? [0, 0];
+  if (seconds < min || seconds > max) {
+    reject(
+      'duration_out_of_range',
+      `${part} ('${name}') is ${Math.round(seconds * 100) / 100} s long; it must be ${min} to ${max} seconds.`,
+    );
+  }
+  return { width: info?.width ?? 0, height: info?.height ?? 0 };
+}
+
+function readImageSize(bytes: Uint8Array, name: string) {
+  const size = imageSize(bytes, sniffFormat(bytes) === 'png' ? 'png' : 'jpeg');
+  return size ?? reject('unreadable_media', `image_reference ('${name}') has no readable width and height.`);
+}

@@ -1,0 +1,156 @@
+/**
+ * MSW handlers for the whole API plus a separate CDN origin, driven by a {@link MockState}.
+ *
+ * The spec (shared/spec/api-spec.md) leaves error statuses, bodies, the list endpoint and the
+ * content redirect unspecified. Where it is silent, the mock chooses:
+ *
+ * - Every response has `x-request-id: req_<hex>`. Errors are `{ "error": { "code", "message" } }`;
+ *   codes and statuses are listed in MOCK_ERROR_CODES (responses.ts).
+ * - failNext() injections are answered first, before auth, like a gateway in front of the service.
+ * - Auth on every /v1 path: no `x-api-key` -> 401 missing_api_key, another key -> 401 invalid_api_key.
+ * - POST /v1/videos checks, stopping at the first problem, in this order: multipart body (400
+ *   invalid_multipart), unknown field (400), repeated field (400 duplicate_field), both visual
+ *   references (400), none (400), no audio (400 missing_audio), model (400 invalid_model),
+ *   preview access for video_reference (403, checked before the bytes are read: it is a permission),
+ *   reference sent as text (400 expected_file), format by magic bytes (400 unsupported_format),
+ *   duration via the SDK's probeMedia (400 unreadable_media, 422 duration_out_of_range: audio 1..60 s,
+ *   video 10..60 s, inclusive). aspect_ratio is 9:16 when the reference is taller than wide, else 16:9.
+ * - Job state comes from the mock clock: PROCESSING with progress floor(elapsed / processingMs * 100)
+ *   capped at 99, then the enqueued outcome (default COMPLETE: progress 100, completed_at set).
+ *   FAILED and CANCELLED keep the progress they reached and completed_at null.
+ * - GET /v1/videos lists newest first: `limit` 1..100 (default 20), `after` = an id from a previous
+ *   page; envelope `{ object: 'list', data, has_more, last_id }`.
+ * - GET /v1/videos/:id/content: 409 video_not_ready (naming the status) unless COMPLETE, else
+ *   `redirectStatus` to `<cdn>/files/<id>.mp4?sig=<hex>`; with sameOriginHop it first goes to
+ *   /v1/videos/:id/content/hop on the API origin, which checks the key again.
+ * - CDN GET/HEAD /files/<id>.mp4: 400 credentials_forwarded if x-api-key is present (a client must
+ *   not carry the key to another origin), 403 invalid_signature without a sig from a redirect,
+ *   else the 720p fixture for the job's aspect ratio with byte ranges (cdn.ts).
+ * - Anything else on either origin: 404 not_found.
+ */
+import { type HttpHandler, http } from 'msw';
+import { serveFile } from './cdn.js';
+import { createVideo } from './create.js';
+import { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
+import { errorResponse, injectedResponse, jsonResponse, withRequestId } from './responses.js';
+import type { MockState, MockVideo } from './state.js';
+
+/** Absolute origins the handlers answer for, e.g. `http://127.0.0.1:4010` (no trailing slash). */
+export interface MockOrigins {
+  api: string;
+  cdn: string;
+}
+
+type Resolver = (request: Request, url: URL, id: string) => Response | Promise<Response>;
+
+export function createHandlers(state: MockState, origins: MockOrigins): HttpHandler[] {
+  const api = origins.api.replace(/\/+$/, '');
+  const cdn = origins.cdn.replace(/\/+$/, '');
+
+  // Shared front door of every route: record, inject, authenticate, stamp the request id.
+  const route =
+    (origin: 'api' | 'cdn', resolver: Resolver) =>
+    async ({ request, params }: { request: Request; params: Record<string, string | readonly string[] | undefined> }) => {
+      const url = new URL(request.url);
+      const key = request.headers.get('x-api-key');
+      const valid = key === state.options.apiKey;
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = name === 'x-api-key' ? '[redacted]' : value;
+      });
+      state.requests.push({ origin, method: request.method, path: url.pathname, hasApiKey: key !== null, apiKeyValid: valid, headers });
+
+      const injected = state.takeFailure(request.method, url.pathname);
+      if (injected) return withRequestId(injectedResponse(injected));
+      if (origin === 'api' && /^\/v1(\/|$)/.test(url.pathname) && !valid) {
+        return withRequestId(
+          key === null
+            ? errorResponse('missing_api_key', 'Send your API key in the x-api-key header.')
+            : errorResponse('invalid_api_key', 'The API key in x-api-key is not valid.'),
+        );
+      }
+      const id = typeof params.id === 'string' ? params.id : '';
+      return withRequestId(await resolver(request, url, id));
+    };
+
+  const findVideo = (id: string): MockVideo | Response =>
+    state.getVideo(id) ?? errorResponse('video_not_found', `No video with id '${id}'.`);
+
+  const toCdn = (video: MockVideo) => `${cdn}/files/${video.id}.mp4?sig=${state.sign(video.id)}`;
+  const redirect = (location: string) => new Response(null, { status: state.options.redirectStatus, headers: { location } });
+
+  // The content route and the hop share this: only a COMPLETE video has a file to point at.
+  const completeVideo = (id: string): MockVideo | Response => {
+    const video = findVideo(id);
+    if (video instanceof Response || video.status === 'COMPLETE') return video;
+    return errorResponse('video_not_ready', `Video '${id}' is ${video.status}; its content can be downloaded only once it is COMPLETE.`);
+  };
+
+  const serveCdn: Resolver = (request, url) => {
+    if (request.headers.has('x-api-key')) {
+      return errorResponse('credentials_forwarded', 'This CDN request carried x-api-key. Credentials must not be sent to another origin.');
+    }
+    const id = /^\/files\/(.+)\.mp4$/.exec(url.pathname)?.[1] ?? '';
+    const video = state.getVideo(id);
+    if (!video) return errorResponse('not_found', `No file at ${url.pathname}.`);
+    if (!state.verify(id, url.searchParams.get('sig')))
+      return errorResponse('invalid_signature', 'The sig query parameter is missing or was not issued for this file.');
+    return serveFile(request, video.aspect_ratio === '9:16' ? PORTRAIT_MP4 : LANDSCAPE_MP4);
+  };
+  const notFound: Resolver = (request, url) => errorResponse('not_found', `No route for ${request.method} ${url.pathname}.`);
+
+  return [
+    http.post(
+      `${api}/v1/videos`,
+      route('api', (request) => createVideo(request, state)),
+    ),
+    http.get(
+      `${api}/v1/videos`,
+      route('api', (_request, url) => listVideos(state, url)),
+    ),
+    http.get(
+      `${api}/v1/videos/:id`,
+      route('api', (_request, _url, id) => {
+        const video = findVideo(id);
+        return video instanceof Response ? video : jsonResponse(video);
+      }),
+    ),
+    http.get(
+      `${api}/v1/videos/:id/content`,
+      route('api', (_request, _url, id) => {
+        const video = completeVideo(id);
+        if (video instanceof Response) return video;
+        return redirect(state.options.sameOriginHop ? `${api}/v1/videos/${encodeURIComponent(id)}/content/hop` : toCdn(video));
+      }),
+    ),
+    http.get(
+      `${api}/v1/videos/:id/content/hop`,
+      route('api', (_request, _url, id) => {
+        const video = completeVideo(id);
+        return video instanceof Response ? video : redirect(toCdn(video));
+      }),
+    ),
+    http.get(`${cdn}/files/:name`, route('cdn', serveCdn)),
+    http.head(`${cdn}/files/:name`, route('cdn', serveCdn)),
+    http.all(`${api}/*`, route('api', notFound)),
+    http.all(`${cdn}/*`, route('cdn', notFound)),
+  ];
+}
+
+function listVideos(state: MockState, url: URL): Response {
+  const rawLimit = url.searchParams.get('limit');
+  const limit = rawLimit === null ? 20 : /^\d{1,3}$/.test(rawLimit) ? Number(rawLimit) : 0;
+  if (limit < 1 || limit > 100) {
+    return errorResponse('invalid_limit', `limit must be an integer from 1 to 100; got '${rawLimit}'.`);
+  }
+  const all = state.listVideos();
+  const after = url.searchParams.get('after');
+  let start = 0;
+  if (after !== null) {
+    const index = all.findIndex((video) => video.id === after);
+    if (index < 0) return errorResponse('invalid_after', `after must be the id of an existing video; '${after}' is not.`);
+    start = index + 1;
+  }
+  const data = all.slice(start, start + limit);
+  return jsonResponse({ object: 'list', data, has_more: start + limit < all.length, last_id: data.at(-1)?.id ?? null });
+}

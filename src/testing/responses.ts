@@ -1,0 +1,65 @@
+import { randomId } from './state.js';
+
+/**
+ * Every error code the mock can answer with, its HTTP status and when it is used. The real service
+ * does not publish its codes (spec section 7); these are the mock's choices, kept in one place so SDK
+ * tests and users can rely on them.
+ */
+export const MOCK_ERROR_CODES = {
+  missing_api_key: { status: 401, when: 'No x-api-key header on a /v1 request.' },
+  invalid_api_key: { status: 401, when: 'The x-api-key header is not the key the mock accepts.' },
+  invalid_multipart: { status: 400, when: 'POST /v1/videos body is not readable multipart/form-data.' },
+  unknown_field: { status: 400, when: 'A form field other than audio_reference, image_reference, video_reference, model.' },
+  duplicate_field: { status: 400, when: 'The same form field sent more than once.' },
+  multiple_visual_references: { status: 400, when: 'Both image_reference and video_reference were sent.' },
+  missing_visual_reference: { status: 400, when: 'Neither image_reference nor video_reference was sent.' },
+  missing_audio: { status: 400, when: 'No audio_reference part.' },
+  invalid_model: { status: 400, when: 'model is not service-avatar-x or service-video-1-latest (or is a file).' },
+  expected_file: { status: 400, when: 'A reference part was sent as a plain text field instead of a file.' },
+  unsupported_format: { status: 400, when: 'A part is not WAV/MP3 (audio), JPEG/PNG (image) or MP4/MOV (video) by its magic bytes.' },
+  unreadable_media: { status: 400, when: 'The bytes look like the right format but their duration or size cannot be read.' },
+  preview_access_required: { status: 403, when: 'video_reference sent by a key without access to the gated preview.' },
+  duration_out_of_range: { status: 422, when: 'Audio outside 1..60 s or video reference outside 10..60 s (inclusive).' },
+  invalid_limit: { status: 400, when: 'List limit is not an integer from 1 to 100.' },
+  invalid_after: { status: 400, when: 'List after is not the id of a known video.' },
+  video_not_found: { status: 404, when: 'No video with that id.' },
+  video_not_ready: { status: 409, when: 'Content requested for a video whose status is not COMPLETE.' },
+  not_found: { status: 404, when: 'No such route (API) or file (CDN).' },
+  credentials_forwarded: { status: 400, when: 'A CDN request carried x-api-key: the client leaked the key across origins.' },
+  invalid_signature: { status: 403, when: 'A CDN URL without the sig query the content redirect issued.' },
+  range_not_satisfiable: { status: 416, when: 'A Range starting past the end of the file.' },
+  rate_limit_exceeded: { status: 429, when: 'Default body of failNext({ status: 429 }).' },
+  internal_error: { status: 500, when: 'A handler threw, or default body of failNext({ status: 500 }).' },
+  service_unavailable: { status: 503, when: 'Default body of failNext({ status: 503 }).' },
+} as const satisfies Record<string, { status: number; when: string }>;
+
+export type MockErrorCode = keyof typeof MOCK_ERROR_CODES;
+
+export function errorResponse(code: MockErrorCode, message: string, headers?: HeadersInit): Response {
+  return jsonResponse({ error: { code, message } }, MOCK_ERROR_CODES[code].status, headers);
+}
+
+export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
+  const all = new Headers(headers);
+  all.set('content-type', 'application/json');
+  return new Response(JSON.stringify(body), { status, headers: all });
+}
+
+/** The reply for a failNext() injection: its body, or a plausible error body for its status. */
+export function injectedResponse(reply: { status: number; headers?: Record<string, string>; body?: unknown }): Response {
+  if (typeof reply.body === 'string') {
+    return new Response(reply.body, { status: reply.status, headers: { 'content-type': 'text/plain', ...reply.headers } });
+  }
+  const code =
+    ({ 429: 'rate_limit_exceeded', 500: 'internal_error', 503: 'service_unavailable' } as Record<number, string>)[reply.status] ??
+    'injected_error';
+  const body = reply.body ?? { error: { code, message: `Injected ${reply.status} from the mock server.` } };
+  return jsonResponse(body, reply.status, reply.headers);
+}
+
+/** Copy of `response` with a fresh x-request-id (Response.redirect() and friends have immutable headers). */
+export function withRequestId(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set('x-request-id', randomId('req'));
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+
+/** The video object exactly as the mock returns it (spec 2.1). `status` is a plain string so tests can force unknown values. */
+export interface MockVideo {
+  id: string;
+  object: 'video';
+  status: string;
+  created_at: number;
+  completed_at: number | null;
+  progress: number | null;
+  error: { code: string; message: string } | null;
+  model: string | null;
+  generation_mode: 'image_to_video' | 'video_to_video' | null;
+  aspect_ratio: '9:16' | '16:9' | null;
+  source_video_id: string | null;
+  caption_template_id: string | null;
+  video_id: string;
+}
+
+/** How a created job ends once its processing time has passed. */
+export type MockOutcome = { status: 'FAILED'; error: { code: string; message: string } } | { status: 'CANCELLED' } | { status: 'COMPLETE' };
+
+export interface FailureMatch {
+  /** Case-insensitive; any method when absent. */
+  method?: string;
+  /** Exact pathname, or a RegExp tested against the pathname; any path when absent. */
+  path?: RegExp | string;
+}
+
+export interface FailureReply {
+  status: number;
+  headers?: Record<string, string>;
+  /** JSON-encoded unless a string (sent as text/plain). Defaults to an error body for `status`. */
+  body?: unknown;
+  /** How many matching requests get this reply. Default 1. */
+  times?: number;
+}
+
+export interface RecordedRequest {
+  origin: 'api' | 'cdn';
+  method: string;
+  /** Pathname only, without the query string. */
+  path: string;
+  hasApiKey: boolean;
+  apiKeyValid: boolean;
+  /** Lower-cased names; the x-api-key value is replaced by '[redacted]'. */
+  headers: Record<string, string>;
+}
+
+export interface MockStateOptions {
+  /** The only key the mock accepts. Default 'test-key'. */
+  apiKey?: string;
+  /** Whether the key may send video_reference. Default true. */
+  previewAccess?: boolean;
+  /** Time from create to the final state. Default 1500. */
+  processingMs?: number;
+  /** 'manual': time moves only with advance(). Default 'real'. */
+  clock?: 'real' | 'manual';
+  /** Status of the content redirect. Default 302. */
+  redirectStatus?: 301 | 302 | 303 | 307 | 308;
+  /** Content first redirects to another path on the API origin, then to the CDN. Default false. */
+  sameOriginHop?: boolean;
+}
+
+interface Job {
+  video: MockVideo;
+  createdMs: number;
+  outcome: MockOutcome;
+  /** Fields forced by setVideo(); they win over the clock. */
+  patch: Partial<MockVideo>;
+}
+
+export const randomId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
+
+/** Everything the mock remembers. The handlers are stateless around it, so msw users can share one state between handler sets. */
+export class MockState {
+  readonly options: Required<MockStateOptions>;
+  readonly requests: RecordedRequest[] = [];
+  creates = 0;
+  private readonly jobs = new Map<string, Job>(); // insertion order is creation order
+  private readonly outcomes: MockOutcome[] = [];
+  private readonly failures: Array<FailureMatch & FailureReply & { times: number }> = [];
+  private readonly signatures = new Map<string, string>(); // sig -> video id
+  private readonly startMs = Date.now();
+  private offsetMs = 0;
+
+  constructor(options: MockStateOptions = {}) {
+    this.options = {
+      apiKey: options.apiKey ?? 'test-key',
+      previewAccess: options.previewAccess ?? true,
+      processingMs: options.processingMs ?? 1500,
+      clock: options.clock ?? 'real',
+      redirectStatus: options.redirectStatus ?? 302,
+      sameOriginHop: options.sameOriginHop ?? false,
+    };
+  }
+
+  /** Milliseconds on the mock clock. */
+  now(): number {
+    return (this.options.clock === 'manual' ? this.startMs : Date.now()) + this.offsetMs;
+  }
+
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+
+  enqueueOutcome(outcome: MockOutcome): void {
+    this.outcomes.push(outcome);
+  }
+
+  failNext(match: FailureMatch, reply: FailureReply): void {
+    this.failures.push({ ...match, ...reply, times: reply.times ?? 1 });
+  }
+
+  /** The first injected failure matching this request, used up by one. */
+  takeFailure(method: string, path: string): FailureReply | undefined {
+    const index = this.failures.findIndex(
+      (f) =>
+        (f.method === undefined || f.method.toUpperCase() === method.toUpperCase()) &&
+        (f.path === undefined || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
+    );
+    const failure = this.failures[index];
+    if (!failure) return undefined;
+    failure.times -= 1;
+    if (failure.times <= 0) this.failures.splice(index, 1);
+    return failure;
+  }
+
+  createVideo(fields: Pick<MockVideo, 'model' | 'generation_mode' | 'aspect_ratio'>): MockVideo {
+    const id = randomId('vid');
+    const createdMs = this.now();
+    const video: MockVideo = {
+      id,
+      object: 'video',
+      status: 'PROCESSING',
+      created_at: Math.floor(createdMs / 1000),
+      completed_at: null,
+      progress: 0,
+      error: null,
+      ...fields,
+      source_video_id: null,
+      caption_template_id: null,
+      video_id: id,
+    };
+    this.jobs.set(id, { video, createdMs, outcome: this.outcomes.shift() ?? { status: 'COMPLETE' }, patch: {} });
+    this.creates += 1;
+    return this.view(id) as MockVideo;
+  }
+
+  /** The video as of now on the mock clock, or undefined for an unknown id. */
+  getVideo(id: string): MockVideo | undefined {
+    return this.view(id);
+  }
+
+  /** Force fields (e.g. `{ status: 'QUEUED' }`); they stay until patched again. */
+  setVideo(id: string, patch: Partial<MockVideo>): void {
+    const job = this.jobs.get(id);
+    if (!job) throw new Error(`No mock video ${id}`);
+    job.patch = { ...job.patch, ...patch };
+  }
+
+  /** All videos, newest first. */
+  listVideos(): MockVideo[] {
+    return [...this.jobs.keys()].reverse().map((id) => this.view(id) as MockVideo);
+  }
+
+  /** A one-off signature for a CDN URL of this video. */
+  sign(id: string): string {
+    const sig = randomBytes(12).toString('hex');
+    this.signatures.set(sig, id);
+    return sig;
+  }
+
+  verify(id: string, sig: string | null): boolean {
+    return sig !== null && this.signatures.get(sig) === id;
+  }
+
+  private view(id: string): MockVideo | undefined {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    const { processingMs } = this.options;
+    const elapsed = this.now() - job.createdMs;
+    const running = Math.max(0, Math.min(99, Math.floor((elapsed / Math.max(processingMs, 1)) * 100)));
+    let live: Partial<MockVideo>;
+    if (elapsed < processingMs) live = { status: 'PROCESSING', progress: running };
+    else if (job.outcome.status === 'COMPLETE')
+      live = { status: 'COMPLETE', progress: 100, completed_at: Math.floor((job.createdMs + processingMs) / 1000) };
+    // A job that did not finish keeps the progress it reached and has no completion time.
+    else if (job.outcome.status === 'FAILED') live = { status: 'FAILED', progress: running, error: { ...job.outcome.error } };
+    else live = { status: 'CANCELLED', progress: running };
+    return { ...job.video, ...live, ...job.patch };
+  }
+}
