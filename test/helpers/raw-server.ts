@@ -8,7 +8,7 @@ export interface SeenRequest {
   bodyBytes: number;
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, index: number) => void | Promise<void>;
+export type Handler = (req: IncomingMessage, res: ServerResponse, index: number) => unknown;
 
 /** A plain node:http server on loopback, for transport cases the mock does not stage (resets, stalls). */
 export async function rawServer(handler: Handler) {
