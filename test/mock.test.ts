@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LANDSCAPE_MP4, type MockServer, type MockServerOptions, PORTRAIT_MP4, startMockServer } from '../src/testing/index.js';
+import { wav } from './helpers/media.js';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`./fixtures/mock/${name}`, import.meta.url)));
 const PNG_PORTRAIT = fixture('portrait.png'); // 90x160
@@ -8,30 +9,6 @@ const JPEG_LANDSCAPE = fixture('landscape.jpg'); // 160x90
 const REF_PORTRAIT_12S = fixture('ref-portrait-12s.mp4'); // 72x128
 const REF_LANDSCAPE_5S = fixture('ref-landscape-5s.mp4');
 const MP3_2S = fixture('tone-2s.mp3');
-
-/** 16-bit mono PCM WAV of silence. */
-function wav(seconds: number, rate = 8000): Uint8Array {
-  const dataSize = Math.round(seconds * rate) * 2;
-  const bytes = new Uint8Array(44 + dataSize);
-  const view = new DataView(bytes.buffer);
-  const text = (at: number, s: string) => {
-    for (let i = 0; i < s.length; i++) view.setUint8(at + i, s.charCodeAt(i));
-  };
-  text(0, 'RIFF');
-  view.setUint32(4, 36 + dataSize, true);
-  text(8, 'WAVE');
-  text(12, 'fmt ');
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true); // PCM
-  view.setUint16(22, 1, true); // mono
-  view.setUint32(24, rate, true);
-  view.setUint32(28, rate * 2, true);
-  view.setUint16(32, 2, true);
-  view.setUint16(34, 16, true);
-  text(36, 'data');
-  view.setUint32(40, dataSize, true);
-  return bytes;
-}
 
 const AUDIO = wav(2);
 type Parts = Record<string, Uint8Array | string>;

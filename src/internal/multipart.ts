@@ -21,7 +21,8 @@ export async function encodeMultipart(
 ): Promise<{ stream: Readable; headers: Record<string, string> }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
-  for (const part of files) form.set(part.field, await part.source.toFile(part.filename, part.contentType));
+  // formdata-node accepts any object shaped like a File; ours streams without buffering.
+  for (const part of files) form.set(part.field, part.source.toFile(part.filename, part.contentType) as unknown as File);
   const encoder = new FormDataEncoder(form);
   const headers: Record<string, string> = { 'content-type': encoder.contentType };
   if (encoder.contentLength !== undefined) headers['content-length'] = encoder.contentLength;

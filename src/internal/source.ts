@@ -1,12 +1,10 @@
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { File } from 'formdata-node';
-import { fileFromPath } from 'formdata-node/file-from-path';
 import { NamedUpload, type Uploadable } from '../uploads.js';
 
 /**
@@ -22,10 +20,28 @@ export interface LocalSource {
   readonly path: string | undefined;
   /** Read up to `length` bytes at `offset` (fewer at the end of the data). */
   read(offset: number, length: number): Promise<Uint8Array>;
-  /** A File for a multipart body; each call gives a fresh one, read lazily from the source. */
-  toFile(name: string, type: string): Promise<File>;
+  /** A file part for a multipart body; each call gives a fresh one, read lazily from the source. */
+  toFile(name: string, type: string): UploadFileLike;
   /** Remove anything this source created (a spooled temporary file). Safe to call twice. */
   dispose(): Promise<void>;
+}
+
+/**
+ * The File shape form-data-encoder and formdata-node accept. It is built by hand because formdata-node's own
+ * file streams close their controller after a cancel, which throws an uncaught exception when a server
+ * answers (say, 503) before reading the whole upload.
+ */
+export interface UploadFileLike {
+  readonly name: string;
+  readonly type: string;
+  readonly size: number;
+  readonly lastModified: number;
+  stream(): AsyncIterable<Uint8Array>;
+  readonly [Symbol.toStringTag]: 'File';
+}
+
+function fileLike(name: string, type: string, size: number, stream: () => AsyncIterable<Uint8Array>): UploadFileLike {
+  return { name, type, size, lastModified: Date.now(), stream, [Symbol.toStringTag]: 'File' };
 }
 
 /** Thrown for inputs that cannot be an upload at all (a remote URL, a number, a missing file). */
@@ -105,7 +121,8 @@ async function openPath(path: string, name: string, onDispose?: () => Promise<vo
         await handle.close();
       }
     },
-    toFile: (fileName, type) => fileFromPath(path, fileName, { type }),
+    // 1 MiB reads keep per-chunk overhead low for large video references.
+    toFile: (fileName, type) => fileLike(fileName, type, size, () => createReadStream(path, { highWaterMark: 1 << 20 })),
     dispose: async () => {
       await onDispose?.();
     },
@@ -118,7 +135,10 @@ function bytesSource(bytes: Uint8Array, name: string): LocalSource {
     size: bytes.byteLength,
     path: undefined,
     read: async (offset, length) => bytes.subarray(offset, Math.min(bytes.byteLength, offset + length)),
-    toFile: async (fileName, type) => new File([bytes], fileName, { type }),
+    toFile: (fileName, type) =>
+      fileLike(fileName, type, bytes.byteLength, async function* () {
+        yield bytes;
+      }),
     dispose: async () => {},
   };
 }
@@ -129,8 +149,7 @@ function blobSource(blob: Blob, name: string): LocalSource {
     size: blob.size,
     path: undefined,
     read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()),
-    // A Blob streams itself; wrapping it keeps the bytes where they are.
-    toFile: async (fileName, type) => new File([blob as unknown as import('formdata-node').Blob], fileName, { type }),
+    toFile: (fileName, type) => fileLike(fileName, type, blob.size, () => blob.stream() as unknown as AsyncIterable<Uint8Array>),
     dispose: async () => {},
   };
 }
