@@ -4,10 +4,9 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
-    cli: 'src/cli/index.ts',
   },
   format: ['esm', 'cjs'],
-  dts: { entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' } },
+  dts: true,
   target: 'node20',
   platform: 'node',
   sourcemap: true,
