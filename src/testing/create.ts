@@ -34,16 +34,19 @@ export async function createVideo(request: Request, state: MockState): Promise<R
     }
     const audioBytes = await partBytes(audio, 'audio_reference');
     const visualBytes = await partBytes(visual, visualPart);
-    await checkDuration(audioBytes, 'audio_reference', audio.name);
+    const { seconds: audioSeconds } = await checkDuration(audioBytes, 'audio_reference', audio.name);
     const size =
       visualPart === 'image_reference'
         ? readImageSize(visualBytes, visual.name)
         : await checkDuration(visualBytes, visualPart, visual.name);
-    const video = state.createVideo({
-      model,
-      generation_mode: visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video',
-      aspect_ratio: size.height > size.width ? '9:16' : '16:9',
-    });
+    const video = state.createVideo(
+      {
+        model,
+        generation_mode: visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video',
+        aspect_ratio: size.height > size.width ? '9:16' : '16:9',
+      },
+      audioSeconds,
+    );
     return jsonResponse(video);
   } catch (error) {
     if (error instanceof Rejection) return error.response;
@@ -106,7 +109,7 @@ async function partBytes(file: File, part: Part): Promise<Uint8Array> {
   return bytes;
 }
 
-/** Measures with the SDK's own probe and enforces the part's inclusive range. Returns the frame size for videos. */
+/** Measures with the SDK's own probe and enforces the part's inclusive range. Returns the duration, and the frame size for videos. */
 async function checkDuration(bytes: Uint8Array, part: 'audio_reference' | 'video_reference', name: string) {
   const info = await probeMedia(bytes).catch(() => undefined);
   const seconds = info?.durationSeconds;
@@ -119,7 +122,7 @@ async function checkDuration(bytes: Uint8Array, part: 'audio_reference' | 'video
       `${part} ('${name}') is ${Math.round(seconds * 100) / 100} s long; it must be ${min} to ${max} seconds.`,
     );
   }
-  return { width: info?.width ?? 0, height: info?.height ?? 0 };
+  return { seconds, width: info?.width ?? 0, height: info?.height ?? 0 };
 }
 
 function readImageSize(bytes: Uint8Array, name: string) {

@@ -25,13 +25,16 @@
  *   /v1/videos/:id/content/hop on the API origin, which checks the key again.
  * - CDN GET/HEAD /files/<id>.mp4: 400 credentials_forwarded if x-api-key is present (a client must
  *   not carry the key to another origin), 403 invalid_signature without a sig from a redirect,
- *   else the 720p fixture for the job's aspect ratio with byte ranges (cdn.ts).
+ *   else the finished video with byte ranges (cdn.ts): an MP4 as long as the job's audio, made from the 720p
+ *   fixture of its aspect ratio and tagged `provenance: avatar-video-mock; job=<id>` (render-output.ts),
+ *   rendered on the first download and cached on the job.
  * - Anything else on either origin: 404 not_found.
  */
 import { type HttpHandler, http } from 'msw';
 import { serveFile } from './cdn.js';
 import { createVideo } from './create.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
+import { renderOutput } from './render-output.js';
 import { errorResponse, injectedResponse, jsonResponse, withRequestId } from './responses.js';
 import type { MockState, MockVideo } from './state.js';
 
@@ -86,7 +89,7 @@ export function createHandlers(state: MockState, origins: MockOrigins): HttpHand
     return errorResponse('video_not_ready', `Video '${id}' is ${video.status}; its content can be downloaded only once it is COMPLETE.`);
   };
 
-  const serveCdn: Resolver = (request, url) => {
+  const serveCdn: Resolver = async (request, url) => {
     if (request.headers.has('x-api-key')) {
       return errorResponse('credentials_forwarded', 'This CDN request carried x-api-key. Credentials must not be sent to another origin.');
     }
@@ -95,7 +98,8 @@ export function createHandlers(state: MockState, origins: MockOrigins): HttpHand
     if (!video) return errorResponse('not_found', `No file at ${url.pathname}.`);
     if (!state.verify(id, url.searchParams.get('sig')))
       return errorResponse('invalid_signature', 'The sig query parameter is missing or was not issued for this file.');
-    return serveFile(request, video.aspect_ratio === '9:16' ? PORTRAIT_MP4 : LANDSCAPE_MP4);
+    const fixture = video.aspect_ratio === '9:16' ? PORTRAIT_MP4 : LANDSCAPE_MP4;
+    return serveFile(request, await state.output(id, () => renderOutput(fixture, state.audioSeconds(id) ?? 1, id)));
   };
   const notFound: Resolver = (request, url) => errorResponse('not_found', `No route for ${request.method} ${url.pathname}.`);
 

@@ -68,6 +68,10 @@ interface Job {
   outcome: MockOutcome;
   /** Fields forced by setVideo(); they win over the clock. */
   patch: Partial<MockVideo>;
+  /** Duration of the uploaded audio: the finished video lasts as long. */
+  audioSeconds: number;
+  /** The finished video's bytes, rendered on first download. */
+  output?: Promise<Uint8Array>;
 }
 
 export const randomId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
@@ -126,7 +130,8 @@ export class MockState {
     return failure;
   }
 
-  createVideo(fields: Pick<MockVideo, 'model' | 'generation_mode' | 'aspect_ratio'>): MockVideo {
+  /** `audioSeconds` (default 1) is how long the finished video will be. */
+  createVideo(fields: Pick<MockVideo, 'model' | 'generation_mode' | 'aspect_ratio'>, audioSeconds = 1): MockVideo {
     const id = randomId('vid');
     const createdMs = this.now();
     const video: MockVideo = {
@@ -142,7 +147,7 @@ export class MockState {
       caption_template_id: null,
       video_id: id,
     };
-    this.jobs.set(id, { video, createdMs, outcome: this.outcomes.shift() ?? { status: 'COMPLETE' }, patch: {} });
+    this.jobs.set(id, { video, createdMs, outcome: this.outcomes.shift() ?? { status: 'COMPLETE' }, patch: {}, audioSeconds });
     this.creates += 1;
     return this.view(id) as MockVideo;
   }
@@ -157,6 +162,19 @@ export class MockState {
     const job = this.jobs.get(id);
     if (!job) throw new Error(`No mock video ${id}`);
     job.patch = { ...job.patch, ...patch };
+  }
+
+  /** How long the uploaded audio of a job is, in seconds; undefined for an unknown id. */
+  audioSeconds(id: string): number | undefined {
+    return this.jobs.get(id)?.audioSeconds;
+  }
+
+  /** The job's finished file: `render()` runs once per job, later calls share its result. */
+  output(id: string, render: () => Promise<Uint8Array>): Promise<Uint8Array> {
+    const job = this.jobs.get(id);
+    if (!job) return Promise.reject(new Error(`No mock video ${id}`));
+    job.output ??= render();
+    return job.output;
   }
 
   /** All videos, newest first. */

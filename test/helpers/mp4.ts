@@ -1,0 +1,52 @@
+import { ALL_FORMATS, BufferSource, EncodedPacketSink, FilePathSource, Input, type InputTrack } from 'mediabunny';
+
+/** What the join and mock tests check in an MP4, read through mediabunny (no ffprobe on CI). */
+export interface Mp4Summary {
+  durationSeconds: number;
+  width: number;
+  height: number;
+  videoSeconds: number;
+  audioSeconds: number;
+  videoPackets: number;
+  audioPackets: number;
+  /** Packet timestamps in decode order, in seconds. */
+  videoTimestamps: number[];
+  audioTimestamps: number[];
+  /** Raw metadata tags (string values only). */
+  tags: Record<string, string>;
+}
+
+async function timestamps(track: InputTrack): Promise<number[]> {
+  const out: number[] = [];
+  for await (const packet of new EncodedPacketSink(track).packets(undefined, undefined, { metadataOnly: true })) out.push(packet.timestamp);
+  return out;
+}
+
+/** Summarise an MP4 given as bytes or a path. */
+export async function summarizeMp4(file: Uint8Array | string): Promise<Mp4Summary> {
+  const source = typeof file === 'string' ? new FilePathSource(file) : new BufferSource(file);
+  const input = new Input({ source, formats: ALL_FORMATS });
+  try {
+    const video = await input.getPrimaryVideoTrack();
+    const audio = await input.getPrimaryAudioTrack();
+    if (!video || !audio) throw new Error('expected a video and an audio track');
+    const videoTimestamps = await timestamps(video);
+    const audioTimestamps = await timestamps(audio);
+    const tags: Record<string, string> = {};
+    for (const [key, value] of Object.entries((await input.getMetadataTags()).raw ?? {})) if (typeof value === 'string') tags[key] = value;
+    return {
+      durationSeconds: await input.computeDuration(),
+      width: await video.getDisplayWidth(),
+      height: await video.getDisplayHeight(),
+      videoSeconds: await video.computeDuration(),
+      audioSeconds: await audio.computeDuration(),
+      videoPackets: videoTimestamps.length,
+      audioPackets: audioTimestamps.length,
+      videoTimestamps,
+      audioTimestamps,
+      tags,
+    };
+  } finally {
+    input.dispose();
+  }
+}
