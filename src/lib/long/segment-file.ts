@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { APIUserAbortError } from '../../errors.js';
+import type { LocalSource } from '../../internal/source.js';
+
+/** Bytes copied per read: a segment is streamed through, never held whole. */
+const COPY_CHUNK = 1024 * 1024;
+
+/** A piece of a segment file: literal bytes (a header) or a byte range of the source. */
+export type SegmentPart = Uint8Array | { start: number; length: number };
+
+export function throwIfAborted(signal: AbortSignal | undefined, what = 'Splitting the audio'): void {
+  if (signal?.aborted) throw new APIUserAbortError(`${what} was aborted.`, { cause: signal.reason });
+}
+
+/**
+ * Write `parts` to `path` through a temporary file in the same folder, renamed into place once complete: a crash or an
+ * abort never leaves a partial segment under the final name.
+ */
+export async function writeSegmentFile(path: string, source: LocalSource, parts: SegmentPart[], signal?: AbortSignal): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.part`);
+  const file = await open(temp, 'w');
+  try {
+    for (const part of parts) {
+      if (part instanceof Uint8Array) {
+        await file.write(part);
+        continue;
+      }
+      for (let at = part.start, end = part.start + part.length; at < end; at += COPY_CHUNK) {
+        throwIfAborted(signal);
+        const bytes = await source.read(at, Math.min(COPY_CHUNK, end - at));
+        if (bytes.length < Math.min(COPY_CHUNK, end - at)) throw new Error(`${source.name} ended early while writing ${basename(path)}.`);
+        await file.write(bytes);
+      }
+    }
+    await file.close();
+    await rename(temp, path);
+  } catch (error) {
+    await file.close().catch(() => {});
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
