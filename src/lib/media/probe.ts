@@ -1,0 +1,93 @@
+import { type LocalSource, openSource } from '../../internal/source.js';
+import type { Uploadable } from '../../uploads.js';
+import { MediaValidationError } from './errors.js';
+import { ProbeFailure, unsupported } from './failure.js';
+import { probeJpeg, probePng } from './image.js';
+import { probeMp3 } from './mp3.js';
+import { probeIsobmff } from './mp4.js';
+import { ByteReader } from './reader.js';
+import { sniff } from './sniff.js';
+import type { MediaFormat, MediaInfo } from './types.js';
+import { probeWav } from './wav.js';
+
+export interface ProbeOptions {
+  /**
+   * The create parameter the file is meant for (`audio_reference`, `image_reference`, `video_reference`). It sets
+   * the issue's `field` and what a rejection says is allowed; it does not make other formats fail.
+   */
+  fieldName?: string;
+}
+
+const PROBES: Record<MediaFormat, (reader: ByteReader) => Promise<MediaInfo>> = {
+  wav: probeWav,
+  mp3: probeMp3,
+  png: probePng,
+  jpeg: probeJpeg,
+  mp4: (reader) => probeIsobmff(reader, 'mp4'),
+  mov: (reader) => probeIsobmff(reader, 'mov'),
+};
+
+const LABELS: Record<MediaFormat, string> = {
+  wav: 'WAV audio',
+  mp3: 'MP3 audio',
+  png: 'a PNG image',
+  jpeg: 'a JPEG image',
+  mp4: 'an MP4 video',
+  mov: 'a MOV video',
+};
+
+const ALLOWED: Record<string, string> = {
+  audio_reference: 'audio must be WAV or MP3',
+  image_reference: 'images must be JPEG or PNG',
+  video_reference: 'video references must be MP4 or MOV with a video track',
+};
+const ALLOWED_ANY = 'accepted formats are WAV and MP3 audio, JPEG and PNG images, and MP4 and MOV video';
+
+/**
+ * Find out what a file is from its bytes (never its name) and measure it: kind, format, duration, dimensions.
+ * Only headers and frame headers are read. Rejects with a {@link MediaValidationError} holding one issue,
+ * `unsupported_format` (naming what the file is) or `unreadable_media` (truncated or corrupt). An input that cannot
+ * be opened at all (a missing path, a remote URL) rejects with `UploadInputError`, as it would in `create`.
+ *
+ * @example
+ * const info = await probeMedia('./speech.mp3'); // { kind: 'audio', format: 'mp3', durationSeconds: 12.4 }
+ */
+export async function probeMedia(source: Uploadable, options: ProbeOptions = {}): Promise<MediaInfo> {
+  const local = await openSource(source, options.fieldName ?? 'input');
+  try {
+    return await probeSource(local, options.fieldName);
+  } finally {
+    await local.dispose();
+  }
+}
+
+/** {@link probeMedia} on an already opened source, which stays open (validation uploads it afterwards). */
+export async function probeSource(source: LocalSource, field?: string): Promise<MediaInfo> {
+  const reader = new ByteReader(source);
+  let format: MediaFormat | undefined;
+  try {
+    const sniffed = await sniff(reader);
+    if ('other' in sniffed) throw unsupported(sniffed.other);
+    format = sniffed.format;
+    return await PROBES[format](reader);
+  } catch (error) {
+    throw toValidationError(error, source.name, field, format);
+  }
+}
+
+/** Every failure, including an I/O error or a parser bug, leaves as a MediaValidationError naming the file. */
+function toValidationError(error: unknown, name: string, field: string | undefined, format: MediaFormat | undefined): MediaValidationError {
+  const issueField = field ?? 'source';
+  if (error instanceof ProbeFailure && error.code === 'unsupported_format') {
+    return new MediaValidationError([
+      { field: issueField, code: 'unsupported_format', message: `${name} is ${error.detail}; ${(field && ALLOWED[field]) ?? ALLOWED_ANY}` },
+    ]);
+  }
+  const detail = error instanceof ProbeFailure ? error.detail : error instanceof Error ? error.message : String(error);
+  const as = format ? ` as ${LABELS[format]}` : '';
+  const mediaError = new MediaValidationError([
+    { field: issueField, code: 'unreadable_media', message: `${name} cannot be read${as}: ${detail}` },
+  ]);
+  if (!(error instanceof ProbeFailure)) mediaError.cause = error;
+  return mediaError;
+}
