@@ -1,17 +1,32 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'testing/index': 'src/testing/index.ts',
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      'testing/index': 'src/testing/index.ts',
+    },
+    format: ['esm', 'cjs'],
+    dts: true,
+    target: 'node20',
+    platform: 'node',
+    sourcemap: true,
+    clean: true,
+    splitting: false,
+    // p-retry is ESM-only: bundle it so the CommonJS build can be required.
+    noExternal: ['p-retry', 'is-network-error'],
   },
-  format: ['esm', 'cjs'],
-  dts: true,
-  target: 'node20',
-  platform: 'node',
-  sourcemap: true,
-  clean: true,
-  splitting: false,
-  // p-retry is ESM-only: bundle it so the CommonJS build can be required.
-  noExternal: ['p-retry', 'is-network-error'],
-});
+  // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.
+  {
+    entry: { cli: 'src/cli/index.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    sourcemap: true,
+    // The first build empties dist; this one must not remove what that one wrote.
+    clean: false,
+    // The mock (and msw, an optional peer) goes in a chunk loaded only by `avatar-video mock`.
+    splitting: true,
+    banner: { js: '#!/usr/bin/env node' },
+  },
+]);

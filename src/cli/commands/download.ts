@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { formatBytes } from '../format.js';
+import type { Session } from '../session.js';
+import { downloadProgress } from '../watch.js';
+
+export function registerDownload(program: Command, session: Session): void {
+  program
+    .command('download')
+    .description('save the MP4 of a COMPLETE video; an interrupted download leaves no partial file')
+    .argument('<id>', 'video id')
+    .option('-o, --output <file>', 'where to save it (default: <id>.mp4 in the current folder)')
+    .action(async (id: string, flags: { output?: string }) => {
+      // An id is not a path: keep a hostile one from choosing the folder.
+      const output = flags.output ?? `${id.replace(/[^\w.-]/g, '_')}.mp4`;
+      const saved = await session.client().videos.download(id, output, {
+        signal: session.signal,
+        onProgress: downloadProgress(session),
+      });
+      session.result({ id, ...saved }, [`saved ${saved.path} (${formatBytes(saved.bytes)})`]);
+    });
+}

@@ -1,0 +1,37 @@
+import { once } from 'node:events';
+import type { Command } from 'commander';
+import { port } from '../parse.js';
+import type { Session } from '../session.js';
+import { UsageError } from '../usage-error.js';
+
+export function registerMock(program: Command, session: Session): void {
+  program
+    .command('mock')
+    .description('run the embedded mock API on 127.0.0.1 until Ctrl-C, to try the CLI and the SDK with no account')
+    .option('--port <port>', 'port of the API (default: any free port)', port, 0)
+    .action(async (flags: { port: number }) => {
+      const { startMockServer } = await loadTesting();
+      const mock = await startMockServer({ port: flags.port });
+      try {
+        session.result({ baseURL: mock.baseURL, apiKey: mock.apiKey }, [
+          `export AVATAR_VIDEO_BASE_URL=${mock.baseURL}`,
+          `export AVATAR_VIDEO_API_KEY=${mock.apiKey}`,
+        ]);
+        session.note('Mock API running: run the two lines above in another shell, then any avatar-video command. Ctrl-C stops it.');
+        // Ctrl-C is how this command ends, so it ends normally (exit 0) rather than as an interruption.
+        if (!session.signal.aborted) await once(session.signal, 'abort');
+      } finally {
+        await mock.close();
+      }
+    });
+}
+
+/** The mock needs msw, an optional peer dependency: say so plainly when it is not installed. */
+async function loadTesting() {
+  try {
+    return await import('../../testing/index.js');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes("'msw'")) throw error;
+    throw new UsageError([{ code: 'missing_dependency', message: 'the mock needs msw: npm install msw' }]);
+  }
+}

@@ -1,0 +1,115 @@
+import { stat } from 'node:fs/promises';
+import {
+  LIMITS,
+  MediaValidationError,
+  type MediaValidationIssue,
+  probeMedia,
+  type ValidatedCreate,
+  type VideoCreateParams,
+  validateCreateParams,
+} from '../index.js';
+import type { UploadMeter } from './counted-file.js';
+import { MEDIA_FLAGS, type MediaFlags } from './media-flags.js';
+import { type Problem, UsageError } from './usage-error.js';
+
+export interface CheckedInputs {
+  /** Create parameters holding the file paths. */
+  params: VideoCreateParams;
+  checked: ValidatedCreate;
+  /** The audio is longer than one job takes; only allowed when asked for (`generate` makes it in segments). */
+  long: boolean;
+}
+
+/**
+ * Check the input flags locally, the way `videos.create` will, and report every problem at once:
+ * files that cannot be read, and everything validation finds in the files that can.
+ * @throws UsageError listing each problem.
+ */
+export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: boolean }): Promise<CheckedInputs> {
+  const problems = flagProblems(flags);
+  const params: Record<string, string> = {};
+  for (const [flag, field] of Object.entries(MEDIA_FLAGS)) {
+    const path = flags[flag as keyof typeof MEDIA_FLAGS];
+    if (path === undefined) continue;
+    const unreadable = await whyUnreadable(path);
+    if (unreadable) problems.push({ field, code: 'unreadable_file', message: unreadable });
+    else params[field] = path;
+  }
+  if (flags.model !== undefined) params.model = flags.model;
+
+  const seconds = await audioSeconds(params.audio_reference);
+  const long = seconds > LIMITS.maxAudioSeconds;
+  try {
+    const create = params as unknown as VideoCreateParams;
+    // For long audio, the per-job limit applies to each segment, not to the whole file.
+    const checked = await validateCreateParams(create, long && options.allowLongAudio ? { maxAudioSeconds: Math.ceil(seconds) } : {});
+    if (problems.length === 0) return { params: create, checked, long };
+  } catch (error) {
+    if (!(error instanceof MediaValidationError)) throw error;
+    for (const issue of error.issues) {
+      if (!STRUCTURAL.has(issue.code)) problems.push(long ? withLongAudioHint(issue) : issue);
+    }
+  }
+  throw new UsageError(problems.sort((a, b) => fieldRank(a.field) - fieldRank(b.field)));
+}
+
+/** Problems read best in the order of the flags: audio, then the visual reference, then the model. */
+const FIELD_ORDER = ['audio_reference', 'image_reference', 'video_reference', 'model'];
+const fieldRank = (field: string | undefined) => {
+  const rank = FIELD_ORDER.indexOf(field ?? '');
+  return rank < 0 ? FIELD_ORDER.length : rank;
+};
+
+/** Swap the paths in `params` for files whose upload `meter` counts. */
+export async function countUploads(params: VideoCreateParams, meter: UploadMeter): Promise<VideoCreateParams> {
+  const counted: Record<string, unknown> = { ...params };
+  for (const field of Object.values(MEDIA_FLAGS)) {
+    const path = counted[field];
+    if (typeof path === 'string') counted[field] = await meter.open(path);
+  }
+  return counted as unknown as VideoCreateParams;
+}
+
+async function whyUnreadable(path: string): Promise<string | undefined> {
+  try {
+    if (!(await stat(path)).isFile()) return `${path} is not a file`;
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? `${path} does not exist`
+      : `cannot read ${path}: ${(error as Error).message}`;
+  }
+}
+
+/** Measured length of the audio, or 0 when it cannot be measured (validation then says why). */
+async function audioSeconds(path: string | undefined): Promise<number> {
+  if (path === undefined) return 0;
+  const info = await probeMedia(path).catch(() => undefined);
+  return info?.kind === 'audio' ? (info.durationSeconds ?? 0) : 0;
+}
+
+/** Which inputs were given is a matter of flags, so it is said in flags; validation's own wording names parameters. */
+const STRUCTURAL = new Set(['missing_audio', 'missing_visual_reference', 'multiple_visual_references']);
+
+function flagProblems(flags: MediaFlags): Problem[] {
+  const problems: Problem[] = [];
+  if (flags.audio === undefined) {
+    problems.push({ field: 'audio_reference', code: 'missing_audio', message: 'missing: give the driving audio, a WAV or MP3 file' });
+  }
+  if (flags.image === undefined && flags.video === undefined) {
+    problems.push({
+      field: 'image_reference',
+      code: 'missing_visual_reference',
+      message: 'missing: give a portrait with --image (JPEG or PNG) or a video with --video (MP4 or MOV)',
+    });
+  }
+  if (flags.image !== undefined && flags.video !== undefined) {
+    problems.push({ field: 'video_reference', code: 'multiple_visual_references', message: 'give --image or --video, not both' });
+  }
+  return problems;
+}
+
+function withLongAudioHint(issue: MediaValidationIssue): Problem {
+  if (issue.field !== 'audio_reference' || issue.code !== 'duration_out_of_range') return issue;
+  return { ...issue, message: `${issue.message} (\`avatar-video generate\` makes longer videos in segments)` };
+}

@@ -1,0 +1,97 @@
+import cliProgress from 'cli-progress';
+import { formatBytes } from './format.js';
+
+/** The stages of making a video, in the order they happen; `overall` is a long video's whole run. */
+export type Phase = 'upload' | 'render' | 'download' | 'overall';
+
+/** Progress of a command, on stderr so that stdout stays the result alone. */
+export interface Progress {
+  /** `phase` is at `value` of `total`: bytes for upload and download, percent (0-100) for render and overall. */
+  update(phase: Phase, value: number, total: number | undefined, status?: string): void;
+  /** A line of its own, printed above the bars rather than through them. */
+  log(line: string): void;
+  /** Release the terminal, leaving the bars drawn as they last were. Safe to call twice. */
+  stop(): void;
+}
+
+/** Bars on a terminal; elsewhere (CI logs, pipes, tests) plain lines at each tenth of the way. */
+export function createProgress(stream: NodeJS.WriteStream): Progress {
+  return stream.isTTY ? new TerminalProgress(stream) : new PlainProgress(stream);
+}
+
+/** The text after the bar: the job's status for percentages, the byte counts for transfers. */
+function describe(value: number, total: number | undefined, status: string | undefined): string {
+  if (status !== undefined) return status;
+  return total === undefined ? formatBytes(value) : `${formatBytes(value)} / ${formatBytes(total)}`;
+}
+
+class TerminalProgress implements Progress {
+  readonly #stream: NodeJS.WriteStream;
+  #bars: cliProgress.MultiBar | undefined;
+  readonly #byPhase = new Map<Phase, cliProgress.SingleBar>();
+
+  constructor(stream: NodeJS.WriteStream) {
+    this.#stream = stream;
+  }
+
+  update(phase: Phase, value: number, total: number | undefined, status?: string): void {
+    this.#bars ??= new cliProgress.MultiBar({
+      stream: this.#stream,
+      format: '{phase} [{bar}] {percentage}% | {detail}',
+      barCompleteChar: '\u2588',
+      barIncompleteChar: '\u2591',
+      hideCursor: true,
+      autopadding: true,
+      // Ctrl-C is ours to handle: the command aborts, then stop() restores the cursor.
+      gracefulExit: false,
+    });
+    // Without a known size the bar cannot show a share; it shows the bytes so far.
+    const size = total ?? Math.max(value, 1);
+    const payload = { phase: phase.padEnd(8), detail: describe(value, total, status) };
+    const bar = this.#byPhase.get(phase);
+    if (bar) {
+      bar.setTotal(size);
+      bar.update(value, payload);
+    } else {
+      this.#byPhase.set(phase, this.#bars.create(size, value, payload));
+    }
+  }
+
+  log(line: string): void {
+    if (this.#bars) this.#bars.log(`${line}\n`);
+    else this.#stream.write(`${line}\n`);
+  }
+
+  stop(): void {
+    // A last redraw writes out log lines still buffered, which stop() alone would drop.
+    this.#bars?.update();
+    this.#bars?.stop();
+    this.#bars = undefined;
+    this.#byPhase.clear();
+  }
+}
+
+class PlainProgress implements Progress {
+  readonly #stream: NodeJS.WriteStream;
+  /** What was last printed per phase, so that a line appears only when something a reader cares about changed. */
+  readonly #printed = new Map<Phase, string>();
+
+  constructor(stream: NodeJS.WriteStream) {
+    this.#stream = stream;
+  }
+
+  update(phase: Phase, value: number, total: number | undefined, status?: string): void {
+    const percent = total ? Math.floor((value / total) * 100) : undefined;
+    // A job's every step is news (polls are seconds apart); a transfer or a long run, every tenth.
+    const key = phase === 'render' ? `${status} ${value}` : `${status} ${percent === undefined ? '' : Math.floor(percent / 10)}`;
+    if (this.#printed.get(phase) === key) return;
+    this.#printed.set(phase, key);
+    this.log(`${phase}: ${[percent === undefined ? '' : `${percent}%`, describe(value, total, status)].filter(Boolean).join(' ')}`);
+  }
+
+  log(line: string): void {
+    this.#stream.write(`${line}\n`);
+  }
+
+  stop(): void {}
+}

@@ -1,0 +1,25 @@
+import { CommanderError } from 'commander';
+import { ExitCode } from './exit-codes.js';
+import { describeFailure } from './failure.js';
+import { onInterrupt } from './interrupt.js';
+import { buildProgram } from './program.js';
+import { Session } from './session.js';
+
+/** Run the CLI on `argv` (as `process.argv`) and return the exit code; never throws. */
+export async function run(argv: string[]): Promise<ExitCode> {
+  const interrupt = onInterrupt();
+  const session = new Session(interrupt.signal, process.stdout, process.stderr);
+  try {
+    await buildProgram(session).parseAsync(argv);
+    return ExitCode.ok;
+  } catch (error) {
+    // Commander has already printed its message (or the help / version asked for).
+    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    const failure = describeFailure(error, interrupt.signal.aborted);
+    session.fail(failure);
+    return failure.exitCode;
+  } finally {
+    await session.close().catch(() => {});
+    interrupt.dispose();
+  }
+}

@@ -1,0 +1,111 @@
+import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
+import { painter } from './color.js';
+import type { Failure } from './failure.js';
+import { createProgress, type Progress } from './progress.js';
+import { type Problem, UsageError } from './usage-error.js';
+
+/** Options every command accepts. */
+export interface GlobalOptions {
+  json?: boolean;
+  baseUrl?: string;
+}
+
+/**
+ * What one run of the CLI shares between its parts: the options, the Ctrl-C signal, the client
+ * (made on first use, so commands that need no key never ask for one) and the two output streams:
+ * results on stdout, everything else on stderr.
+ */
+export class Session {
+  readonly signal: AbortSignal;
+  json = false;
+  baseUrl: string | undefined;
+  readonly #stdout: NodeJS.WriteStream;
+  readonly #stderr: NodeJS.WriteStream;
+  readonly #paint: ReturnType<typeof painter>;
+  #client: AvatarVideo | undefined;
+  #progress: Progress | undefined;
+
+  constructor(signal: AbortSignal, stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream) {
+    this.signal = signal;
+    this.#stdout = stdout;
+    this.#stderr = stderr;
+    this.#paint = painter(stderr);
+  }
+
+  configure(options: GlobalOptions): void {
+    this.json = options.json ?? false;
+    this.baseUrl = options.baseUrl;
+  }
+
+  /** The API client, from AVATAR_VIDEO_API_KEY and AVATAR_VIDEO_BASE_URL (or --base-url). */
+  client(): AvatarVideo {
+    if (this.#client) return this.#client;
+    const problems: Problem[] = [];
+    if (!process.env.AVATAR_VIDEO_API_KEY?.trim()) {
+      problems.push({
+        code: 'missing_api_key',
+        message: 'AVATAR_VIDEO_API_KEY is not set: export it (there is no key flag, to keep keys out of shell history)',
+      });
+    }
+    const baseURL = this.baseUrl ?? process.env.AVATAR_VIDEO_BASE_URL?.trim();
+    if (!baseURL) problems.push({ code: 'missing_base_url', message: 'AVATAR_VIDEO_BASE_URL is not set: export it or pass --base-url' });
+    const last = problems.at(-1);
+    if (last) {
+      last.message += '; to try without an account, run `avatar-video mock` and export the two lines it prints';
+      throw new UsageError(problems);
+    }
+    try {
+      this.#client = new AvatarVideo({ baseURL, logger: this.#logger() });
+    } catch (error) {
+      // The remaining constructor errors are about configuration (a malformed URL, plain http to a remote host).
+      if (error instanceof AvatarVideoError) throw new UsageError([{ code: 'configuration', message: error.message }]);
+      throw error;
+    }
+    return this.#client;
+  }
+
+  /** Progress bars or lines on stderr, made on first use. */
+  get progress(): Progress {
+    this.#progress ??= createProgress(this.#stderr);
+    return this.#progress;
+  }
+
+  /** The command's result on stdout: `value` as JSON with --json, otherwise `lines` for a person. */
+  result(value: unknown, lines: string[]): void {
+    this.#progress?.stop();
+    this.#stdout.write(this.json ? `${JSON.stringify(value, null, 2)}\n` : lines.map((line) => `${line}\n`).join(''));
+  }
+
+  /** A line for a person on stderr; kept out of stdout so that `--json` output stays parseable. */
+  note(line: string): void {
+    this.#say(line);
+  }
+
+  warn(line: string): void {
+    this.#say(`${this.#paint('yellow', 'warning:')} ${line}`);
+  }
+
+  fail(failure: Failure): void {
+    this.#progress?.stop();
+    const [first = '', ...rest] = failure.lines;
+    const label = this.#paint('red', 'error:');
+    this.#stderr.write([`${label} ${first}`, ...rest.map((line) => `  ${line}`)].map((line) => `${line}\n`).join(''));
+    if (this.json) this.#stdout.write(`${JSON.stringify(failure.json, null, 2)}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.#progress?.stop();
+    await this.#client?.close();
+  }
+
+  #say(line: string): void {
+    if (this.#progress) this.#progress.log(line);
+    else this.#stderr.write(`${line}\n`);
+  }
+
+  /** SDK log lines go through the progress display, so they do not tear a bar apart. */
+  #logger(): Logger {
+    const line = (level: string) => (message: string) => this.#say(`${level}: ${message}`);
+    return { debug: line('debug'), info: line('info'), warn: line('warning'), error: line('error') };
+  }
+}

@@ -1,0 +1,338 @@
+/**
+ * The `avatar-video` command, built by the project's tsup config and run as a subprocess against the
+ * loopback mock: every command, every exit code, `--json` output, and Ctrl-C during a wait and a download.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AvatarVideo } from '../src/index.js';
+import { type MockServer, startMockServer } from '../src/testing/index.js';
+import { wav } from './helpers/media.js';
+import { json, rawServer, video } from './helpers/raw-server.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const media = (name: string) => join(root, 'examples/media', name);
+const AUDIO = media('speech.wav');
+const IMAGE = media('portrait.png');
+// A private build folder, so this never races a `npm run build` writing dist/ at the same time.
+const buildDir = join(root, '.tmp', `cli-test-${process.pid}`);
+const cli = join(buildDir, 'cli.js');
+
+let mock: MockServer;
+let work: string;
+
+beforeAll(async () => {
+  execFileSync('npx', ['tsup', '--out-dir', buildDir, '--no-dts', '--silent'], { cwd: root, stdio: 'pipe' });
+  mock = await startMockServer({ processingMs: 300 });
+  work = await mkdtemp(join(tmpdir(), 'avatar-video-cli-'));
+}, 60_000);
+
+afterAll(async () => {
+  await mock?.close();
+  await rm(buildDir, { recursive: true, force: true });
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (for `--json` runs). */
+  // biome-ignore lint/suspicious/noExplicitAny: parsed output; the tests assert on it field by field.
+  json: () => any;
+}
+
+interface RunOptions {
+  env?: Record<string, string | undefined>;
+  /** Called once stderr contains this text (then `interrupt` is sent, if set). */
+  when?: string;
+  interrupt?: boolean;
+}
+
+/** Run the built CLI with the mock's key and address, and collect its output and exit code. */
+function run(args: string[], options: RunOptions = {}): Promise<Run & { interruptedAfterMs?: number }> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    AVATAR_VIDEO_API_KEY: mock.apiKey,
+    AVATAR_VIDEO_BASE_URL: mock.baseURL,
+    NO_COLOR: '1',
+    ...options.env,
+  };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const child = spawn(process.execPath, [cli, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A hung CLI fails its test with its output rather than a bare timeout.
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  let stdout = '';
+  let stderr = '';
+  let interruptedAt: number | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+    if (options.interrupt && options.when && interruptedAt === undefined && stderr.includes(options.when)) {
+      interruptedAt = performance.now();
+      child.kill('SIGINT');
+    }
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(deadline);
+      resolve({
+        code,
+        stdout,
+        stderr,
+        json: () => JSON.parse(stdout),
+        interruptedAfterMs: interruptedAt === undefined ? undefined : performance.now() - interruptedAt,
+      });
+    });
+  });
+}
+
+const isMp4 = (bytes: Buffer) => bytes.subarray(4, 8).toString('latin1') === 'ftyp';
+
+describe.concurrent('help', () => {
+  it.each(['generate', 'validate', 'create', 'get', 'wait', 'download', 'list', 'mock'])(
+    '%s --help describes the command',
+    async (command) => {
+      const result = await run([command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Usage: avatar-video ${command}`);
+      expect(result.stdout).toContain('--json');
+    },
+  );
+
+  it('the top-level help lists the environment and the exit codes', async () => {
+    const result = await run(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/AVATAR_VIDEO_API_KEY/);
+    expect(result.stdout).toMatch(/130 interrupted/);
+  });
+});
+
+describe('validate', () => {
+  it('prints what it found, needs no key, and sends nothing', async () => {
+    const before = mock.requests.length;
+    const result = await run(['validate', '--audio', AUDIO, '--image', IMAGE], {
+      env: { AVATAR_VIDEO_API_KEY: undefined, AVATAR_VIDEO_BASE_URL: undefined },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/audio {3}WAV audio, 8\.\d s/);
+    expect(result.stdout).toMatch(/image {3}PNG image, 720x1280/);
+    expect(mock.requests.length).toBe(before);
+  });
+
+  it('--json gives the measured media', async () => {
+    const result = await run(['--json', 'validate', '--audio', AUDIO, '--image', IMAGE]);
+    expect(result.code).toBe(0);
+    expect(result.json()).toMatchObject({
+      valid: true,
+      audio: { kind: 'audio', format: 'wav' },
+      visual: { kind: 'image', format: 'png', width: 720, height: 1280 },
+      generationMode: 'image_to_video',
+    });
+  });
+
+  it('exits 2 listing every problem at once', async () => {
+    const result = await run(['--json', 'validate', '--audio', IMAGE, '--image', IMAGE, '--video', join(work, 'missing.mp4')]);
+    expect(result.code).toBe(2);
+    const codes = result.json().error.problems.map((problem: { code: string }) => problem.code);
+    expect(codes).toEqual(expect.arrayContaining(['unsupported_format', 'multiple_visual_references', 'unreadable_file']));
+    expect(result.stderr).toMatch(/--audio: portrait\.png is PNG image; audio must be WAV or MP3/);
+    expect(result.stderr).toMatch(/--video: .*missing\.mp4 does not exist/);
+    expect(result.stderr).toMatch(/give --image or --video, not both/);
+  });
+
+  it('points long audio to generate', async () => {
+    const long = join(work, 'long.wav');
+    await writeFile(long, wav(61));
+    const result = await run(['validate', '--audio', long, '--image', IMAGE]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/61\.0 s of WAV audio; audio must be 1 to 60 s .*avatar-video generate/);
+  });
+});
+
+describe('generate', () => {
+  it('uploads, waits and saves a real MP4, with plain progress lines off a terminal', async () => {
+    const output = join(work, 'generated.mp4');
+    const result = await run(['generate', '--audio', AUDIO, '--image', IMAGE, '-o', output]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^saved .*generated\.mp4 \(.+\) from video vid_\w+\n$/);
+    expect(result.stderr).toMatch(/^upload: 100% /m);
+    expect(result.stderr).toMatch(/^render: 100% COMPLETE$/m);
+    expect(result.stderr).toMatch(/^download: 100% /m);
+    expect(isMp4(await readFile(output))).toBe(true);
+  });
+
+  it('--json prints the finished video, the path and the size', async () => {
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'json.mp4')]);
+    expect(result.code).toBe(0);
+    const made = result.json();
+    expect(made.video).toMatchObject({ status: 'COMPLETE', generation_mode: 'image_to_video' });
+    expect(made.path).toBe(join(work, 'json.mp4'));
+    expect(made.bytes).toBe((await readFile(made.path)).length);
+  });
+
+  it('makes audio over 60 s in segments, with a line per segment, and joins them', async () => {
+    const long = join(work, 'long-talk.wav');
+    await writeFile(long, wav(75));
+    const result = await run(['--json', 'generate', '--audio', long, '--image', IMAGE, '-o', join(work, 'long.mp4')]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^segment 1\/2: downloaded \(vid_\w+\)$/m);
+    expect(result.stderr).toMatch(/^segment 2\/2: downloaded \(vid_\w+\)$/m);
+    const made = result.json();
+    expect(made.segments).toHaveLength(2);
+    expect(made.durationSeconds).toBeCloseTo(75, 0);
+    expect(isMp4(await readFile(join(work, 'long.mp4')))).toBe(true);
+  });
+
+  it('exits 1 when the job fails, showing its code and message', async () => {
+    mock.enqueueOutcome({ status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'too many jobs at once' } });
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'failed.mp4')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/error: Video vid_\w+ failed \(rate_limit_exceeded\): too many jobs at once/);
+    expect(result.json().error).toMatchObject({ type: 'VideoFailedError', code: 'rate_limit_exceeded' });
+    expect(existsSync(join(work, 'failed.mp4'))).toBe(false);
+  });
+
+  it('exits 2 without a key or address, naming both, before sending anything', async () => {
+    const result = await run(['generate', '--audio', AUDIO, '--image', IMAGE], {
+      env: { AVATAR_VIDEO_API_KEY: undefined, AVATAR_VIDEO_BASE_URL: undefined },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/AVATAR_VIDEO_API_KEY is not set/);
+    expect(result.stderr).toMatch(/AVATAR_VIDEO_BASE_URL is not set/);
+  });
+
+  it('--base-url overrides the environment', async () => {
+    const result = await run(['--base-url', mock.baseURL, 'list'], { env: { AVATAR_VIDEO_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('create, get, wait, download, list', () => {
+  it('walks a job from creation to a saved file', async () => {
+    const created = await run(['--json', 'create', '--audio', AUDIO, '--image', IMAGE]);
+    expect(created.code).toBe(0);
+    const { id, status } = created.json();
+    expect(status).toBe('PROCESSING');
+
+    const got = await run(['--json', 'get', id]);
+    expect(got.code).toBe(0);
+    expect(got.json().id).toBe(id);
+
+    const waited = await run(['wait', id]);
+    expect(waited.code).toBe(0);
+    expect(waited.stdout).toMatch(/^status {4}COMPLETE$/m);
+
+    const downloaded = await run(['--json', 'download', id, '-o', join(work, 'downloaded.mp4')]);
+    expect(downloaded.code).toBe(0);
+    expect(downloaded.json()).toMatchObject({ id, path: join(work, 'downloaded.mp4'), contentType: 'video/mp4' });
+    expect(isMp4(await readFile(join(work, 'downloaded.mp4')))).toBe(true);
+
+    const listed = await run(['--json', 'list', '--limit', '100']);
+    expect(listed.code).toBe(0);
+    expect(listed.json().map((video: { id: string }) => video.id)).toContain(id);
+  });
+
+  it('list --limit walks pages until it has enough', async () => {
+    const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+    await Promise.all([1, 2, 3].map(() => client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE })));
+    await client.close();
+    const result = await run(['list', '--limit', '2']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(3); // the header and two videos
+  });
+
+  it('exits 1 for an unknown video, with the code and request id', async () => {
+    const result = await run(['--json', 'get', 'vid_missing']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/video_not_found/);
+    expect(result.stderr).toMatch(/request id req_\w+/);
+    expect(result.json().error).toMatchObject({ type: 'NotFoundError', status: 404, code: 'video_not_found' });
+    expect(result.json().error.requestId).toMatch(/^req_/);
+  });
+
+  it('exits 1 when downloading a video that is not COMPLETE', async () => {
+    const created = await run(['--json', 'create', '--audio', AUDIO, '--image', IMAGE]);
+    mock.setVideo(created.json().id, { status: 'PROCESSING', progress: 10 });
+    const result = await run(['download', created.json().id, '-o', join(work, 'early.mp4')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/PROCESSING; it can be downloaded only once it is COMPLETE/);
+  });
+});
+
+describe.concurrent('usage errors', () => {
+  it.each([
+    [['frob'], /unknown command 'frob'/],
+    [['list', '--limit', '0'], /--limit <n>.* is invalid/],
+    [['get'], /missing required argument 'id'/],
+    [['get', 'a', 'b'], /too many arguments/],
+    [['--base-url', 'http://example.com', 'list'], /plain http/],
+  ])('%j exits 2', async (args, message) => {
+    const result = await run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('stops a wait at once and exits 130', async () => {
+    const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+    const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
+    await client.close();
+    mock.setVideo(id, { status: 'PROCESSING', progress: 42 }); // never finishes
+    const result = await run(['wait', id], { when: 'render: 42%', interrupt: true });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/error: interrupted/);
+    expect(result.interruptedAfterMs).toBeLessThan(1_500);
+  });
+
+  it('during a download leaves no partial file and keeps the file already there', async () => {
+    // A file host that sends the first 64 KiB of 10 MB and then stalls.
+    const server = await rawServer((req, res) => {
+      if (req.url === '/v1/videos/vid_1') return json(res, 200, video('vid_1', { status: 'COMPLETE', progress: 100 }));
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(10_000_000) });
+      res.write(Buffer.alloc(65_536));
+    });
+    const folder = await mkdtemp(join(work, 'download-'));
+    const output = join(folder, 'video.mp4');
+    await writeFile(output, 'an earlier video');
+    try {
+      const result = await run(['download', 'vid_1', '-o', output], {
+        env: { AVATAR_VIDEO_BASE_URL: server.url },
+        when: 'download: 0%',
+        interrupt: true,
+      });
+      expect(result.code).toBe(130);
+      expect(result.interruptedAfterMs).toBeLessThan(1_500);
+      expect(await readdir(folder)).toEqual(['video.mp4']);
+      expect(await readFile(output, 'utf8')).toBe('an earlier video');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('mock', () => {
+  it('prints a base URL and key that work, and stops cleanly on Ctrl-C', async () => {
+    const child = spawn(process.execPath, [cli, '--json', 'mock'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    await new Promise<void>((resolve) => child.stderr.once('data', () => resolve()));
+    const { baseURL, apiKey } = JSON.parse(stdout);
+    const listed = await run(['--json', 'list'], { env: { AVATAR_VIDEO_BASE_URL: baseURL, AVATAR_VIDEO_API_KEY: apiKey } });
+    expect(listed.code).toBe(0);
+    expect(listed.json()).toEqual([]);
+    child.kill('SIGINT');
+    const [code] = await new Promise<[number | null]>((resolve) => child.on('close', (exit) => resolve([exit])));
+    expect(code).toBe(0);
+  });
+});
