@@ -1,36 +1,28 @@
 /**
- * Quickstart: make a talking-portrait video and save it as an MP4.
+ * Quickstart: make a talking-portrait video and save it as an MP4, in one call.
  *
  *   npm run demo
  *
  * With AVATAR_VIDEO_API_KEY and AVATAR_VIDEO_BASE_URL set, it talks to that service; otherwise it starts
  * the SDK's embedded mock server (`avatar-video/testing`), so it runs with no account.
  */
-import { createWriteStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { setTimeout as delay } from 'node:timers/promises';
-import { AvatarVideo } from '../src/index.js';
-import { startMockServer } from '../src/testing/index.js';
+import AvatarVideo from 'avatar-video';
+import { startMockServer } from 'avatar-video/testing';
 
 const media = new URL('./media/', import.meta.url);
 const mock = process.env.AVATAR_VIDEO_BASE_URL ? undefined : await startMockServer();
 const client = new AvatarVideo(mock ? { apiKey: mock.apiKey, baseURL: mock.baseURL } : {});
 
 try {
-  let video = await client.videos.create({
-    audio_reference: new URL('speech.wav', media),
-    image_reference: new URL('portrait.png', media),
-  });
-  console.log(`created ${video.id} (${video.generation_mode}, ${video.aspect_ratio})`);
-  while (video.status === 'PROCESSING') {
-    await delay(500);
-    video = await client.videos.retrieve(video.id);
-    console.log(`  ${video.status} ${video.progress ?? 0}%`);
-  }
-  if (video.status !== 'COMPLETE') throw new Error(`video ${video.id} ended ${video.status}: ${video.error?.message}`);
-  const content = await client.videos.content(video.id);
-  await pipeline(content.body, createWriteStream('out.mp4'));
-  console.log(`saved out.mp4 (${content.contentLength} bytes, ${content.contentType})`);
+  // Checks the inputs locally, uploads them, waits for the job and saves the result.
+  const { video, path, bytes } = await client.videos.generate(
+    { audio_reference: new URL('speech.wav', media), image_reference: new URL('portrait.png', media) },
+    {
+      output: 'out.mp4',
+      onProgress: (job) => console.log(`${job.id} ${job.status} ${job.progress ?? 0}%`),
+    },
+  );
+  console.log(`saved ${path} (${bytes} bytes, ${video.aspect_ratio}) from video ${video.id}`);
 } finally {
   await client.close();
   await mock?.close();

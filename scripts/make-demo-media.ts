@@ -1,9 +1,10 @@
 /**
- * Makes the demo inputs under examples/media: a drawn portrait (no real person) as PNG and a spoken
- * WAV from espeak-ng. Run: npx tsx scripts/make-demo-media.ts (needs espeak-ng: apt-get install espeak-ng).
+ * Makes the demo inputs under examples/media: a drawn portrait (no real person) as PNG, a spoken WAV from
+ * espeak-ng, a 12 s video of the portrait (a video reference) and 90 s of speech as MP3 (for long videos).
+ * Run: npx tsx scripts/make-demo-media.ts (needs espeak-ng and ffmpeg: apt-get install espeak-ng ffmpeg).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 
 const out = new URL('../examples/media/', import.meta.url);
@@ -20,7 +21,8 @@ const paint = (inside: (x: number, y: number) => boolean, rgb: [number, number, 
     }
   }
 };
-const ellipse = (cx: number, cy: number, rx: number, ry: number) => (x: number, y: number) => ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 <= 1;
+const ellipse = (cx: number, cy: number, rx: number, ry: number) => (x: number, y: number) =>
+  ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 <= 1;
 paint(() => true, [70, 110, 160]);
 paint(ellipse(360, 1250, 330, 330), [40, 60, 90]);
 paint(ellipse(360, 880, 70, 120), [225, 180, 150]);
@@ -47,7 +49,12 @@ function png(rgb: Buffer, w: number, h: number): Buffer {
   header.writeUInt32BE(w, 0);
   header.writeUInt32BE(h, 4);
   header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function crc32(data: Buffer): number {
@@ -61,7 +68,72 @@ function crc32(data: Buffer): number {
 
 writeFileSync(new URL('portrait.png', out), png(pixels, width, height));
 execFileSync('espeak-ng', [
-  '-s', '150', '-w', new URL('speech.wav', out).pathname,
+  '-s',
+  '150',
+  '-w',
+  new URL('speech.wav', out).pathname,
   'Hello! This video was made with the avatar video SDK, against its built-in mock server. No account needed.',
 ]);
-console.log('wrote examples/media/portrait.png and examples/media/speech.wav');
+
+// A 12 s video reference (the spec wants 10 to 60 s) of the same drawn portrait, silent: a still frame
+// compresses to a few KB.
+execFileSync('ffmpeg', [
+  '-y',
+  '-loglevel',
+  'error',
+  '-loop',
+  '1',
+  '-i',
+  new URL('portrait.png', out).pathname,
+  '-t',
+  '12',
+  '-r',
+  '25',
+  '-c:v',
+  'libx264',
+  '-preset',
+  'veryslow',
+  '-crf',
+  '30',
+  '-pix_fmt',
+  'yuv420p',
+  '-an',
+  '-movflags',
+  '+faststart',
+  new URL('presenter.mp4', out).pathname,
+]);
+
+// About 90 s of speech, longer than one job takes, for the long-video example; MP3 keeps it small.
+const talk = [
+  'Welcome to the long video example.',
+  'A single job of the avatar video service takes at most sixty seconds of audio.',
+  'This recording is longer than that, so the SDK cuts it into segments at quiet moments between words.',
+  'Each segment becomes its own job. The jobs run side by side, and each one is checked, created, awaited and downloaded.',
+  'A manifest in the work folder remembers every job, so running the same call again after a crash pays for nothing twice.',
+  'When every segment is ready, the SDK joins the clips into one file, without encoding the pictures again.',
+  'The joined file keeps the provenance marks of its segments, and it lists the job of every segment.',
+  'Because this example runs against the mock server, the pictures are simple test frames.',
+  'Against the real service, the portrait would speak these very words.',
+  'That is all for now. Thank you for listening, and goodbye.',
+].join(' ');
+const talkWav = new URL('talk.tmp.wav', out).pathname;
+execFileSync('espeak-ng', ['-s', '130', '-g', '6', '-w', talkWav, talk]);
+execFileSync('ffmpeg', [
+  '-y',
+  '-loglevel',
+  'error',
+  '-i',
+  talkWav,
+  '-ac',
+  '1',
+  '-ar',
+  '22050',
+  '-c:a',
+  'libmp3lame',
+  '-b:a',
+  '24k',
+  new URL('talk.mp3', out).pathname,
+]);
+rmSync(talkWav);
+
+console.log('wrote portrait.png, speech.wav, presenter.mp4 and talk.mp3 in examples/media');
