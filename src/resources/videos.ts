@@ -4,7 +4,10 @@ import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
 import { followRedirects } from '../internal/redirect.js';
 import { header, makeAPIError, readText, toConnectionError } from '../internal/transport.js';
+import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
+import type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from '../lib/generate.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
+import { type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
 
@@ -92,6 +95,54 @@ export class Videos {
       contentType: header(response.headers, 'content-type'),
       url: response.url.href,
     };
+  }
+
+  /**
+   * Poll a job until it is COMPLETE and return it. Polls start `pollInterval` apart and back off to
+   * `maxPollInterval`, with jitter. A transient error (5xx, 429, a dropped connection) does not end the
+   * wait; 401, 403 and 404 do.
+   * @throws VideoFailedError when the job FAILED (`code`, `message`, `isRateLimited`).
+   * @throws VideoCancelledError when the job was CANCELLED.
+   * @throws WaitTimeoutError after `timeout`, with the last state seen. The job keeps running.
+   * @throws APIUserAbortError when `signal` fires.
+   */
+  waitForCompletion(id: string, options?: WaitOptions): Promise<Video> {
+    return waitForVideo(this.client, id, options);
+  }
+
+  /** `create`, then `waitForCompletion`. Its job errors (failed, cancelled, timed out) carry the video and so its id. */
+  async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
+    const video = await this.create(params, { signal: options.signal, validate: options.validate });
+    return waitForVideo(this.client, video.id, options, video);
+  }
+
+  /**
+   * Save a COMPLETE video to `path`. Bytes go to a temporary file beside `path`, are checked against
+   * the announced size, flushed to disk, then renamed over `path`: a failed or aborted download never
+   * leaves a partial file there, nor touches a file already there. A dropped connection is resumed
+   * with a byte range. For piping elsewhere (S3, an HTTP response), use `content`.
+   * @param video An id (its status is checked first), or a video already COMPLETE.
+   * @throws VideoNotReadyError when the video is not COMPLETE; nothing is downloaded.
+   */
+  download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult> {
+    return downloadVideo(this.client, video, path, options);
+  }
+
+  /**
+   * Create a video, wait for it and save it to `output`: the whole workflow in one call.
+   * If saving fails, the video is still COMPLETE on the service: the warning logged names its id,
+   * and `onProgress` has seen it, so `download(id, output)` can be tried again without paying twice.
+   */
+  async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
+    const { output, onDownloadProgress, ...waitOptions } = options;
+    const video = await this.createAndWait(params, waitOptions);
+    try {
+      const { path, bytes } = await this.download(video, output, { signal: options.signal, onProgress: onDownloadProgress });
+      return { video, path, bytes };
+    } catch (error) {
+      this.client.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
+      throw error;
+    }
   }
 }
 

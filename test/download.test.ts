@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { APIConnectionError, APIUserAbortError, AvatarVideo, AvatarVideoError, VideoNotReadyError } from '../src/index.js';
+import { TempFile } from '../src/lib/file-writer.js';
+import { startMockServer } from '../src/testing/index.js';
+import { type Handler, json, rawServer, video } from './helpers/raw-server.js';
+
+const KEY = 'sk-download-secret-123';
+const BODY = randomBytes(3 << 20);
+const ETAG = '"v1"';
+const MiB = 1 << 20;
+const OLD = 'the file that was here before';
+
+let dir: string;
+const closers: Array<() => Promise<unknown>> = [];
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'avatar-download-'));
+});
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+const leftovers = async () => (await readdir(dir)).filter((name) => name.endsWith('.part'));
+
+interface FileOptions {
+  /** Honour `Range: bytes=N-`. */
+  ranges?: boolean;
+  etag?: string;
+  /** Send this many body bytes, then drop the connection. */
+  dropAfter?: number;
+  /** Send this many body bytes, then go silent. */
+  stallAfter?: number;
+  /** Serve at most this many bytes per 206 response. */
+  maxRange?: number;
+  /** Override the Content-Range header of a 206. */
+  contentRange?: string;
+}
+
+/** Serve BODY the way a file host does, or misbehave as told. */
+function sendFile(req: IncomingMessage, res: ServerResponse, options: FileOptions = {}) {
+  const { ranges = true, etag = ETAG } = options;
+  const asked = ranges ? /^bytes=(\d+)-$/.exec(req.headers.range ?? '') : null;
+  const ifRange = req.headers['if-range'];
+  const start = asked && (ifRange === undefined || ifRange === etag) ? Number(asked[1]) : 0;
+  const end = Math.min(BODY.length, options.maxRange && asked ? start + options.maxRange : BODY.length);
+  const headers: Record<string, string> = { 'content-type': 'video/mp4', 'content-length': String(end - start) };
+  if (etag) headers.etag = etag;
+  if (asked && start > 0) headers['content-range'] = options.contentRange ?? `bytes ${start}-${end - 1}/${BODY.length}`;
+  res.writeHead(asked && start > 0 ? 206 : 200, headers);
+  const cut = options.dropAfter ?? options.stallAfter;
+  if (cut === undefined) return void res.end(BODY.subarray(start, end));
+  res.write(BODY.subarray(start, start + cut), () => {
+    if (options.dropAfter !== undefined) res.destroy();
+  });
+}
+
+/** An API origin that redirects content to a file host on another origin, signing each URL anew. */
+async function origins(host: Handler) {
+  const cdn = await rawServer(host);
+  let signatures = 0;
+  const api = await rawServer((req, res) => {
+    if (req.url === '/v1/videos/vid_1') return json(res, 200, video('vid_1', { status: 'COMPLETE', progress: 100 }));
+    if (req.url === '/v1/videos/vid_1/content') {
+      res.writeHead(302, { location: `${cdn.url}/files/vid_1.mp4?sig=${++signatures}` });
+      return void res.end();
+    }
+    json(res, 404, { error: { code: 'not_found', message: 'no' } });
+  });
+  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off' });
+  closers.push(() => client.close(), api.close, cdn.close);
+  const contentRequests = () => api.requests.filter((r) => r.url.endsWith('/content')).length;
+  return { api, cdn, client, contentRequests };
+}
+
+describe('download through the mock', () => {
+  it('refuses a video that is not COMPLETE without asking for its content', async () => {
+    const server = await startMockServer({ clock: 'manual' });
+    const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' });
+    closers.push(() => client.close(), server.close);
+    const job = server.state.createVideo({ model: null, generation_mode: 'image_to_video', aspect_ratio: '16:9' });
+    const target = join(dir, 'out.mp4');
+    await expect(client.videos.download(job.id, target)).rejects.toBeInstanceOf(VideoNotReadyError);
+    // A stale PROCESSING object is checked again, not trusted.
+    const error = await client.videos.download({ ...job, status: 'PROCESSING' }, target).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VideoNotReadyError);
+    expect((error as VideoNotReadyError).video.id).toBe(job.id);
+    expect(server.requests.map((r) => r.path)).toEqual([`/v1/videos/${job.id}`, `/v1/videos/${job.id}`]);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('follows the redirect without the key, skipping the retrieve for a COMPLETE video, and replaces the old file', async () => {
+    const server = await startMockServer({ processingMs: 0 });
+    const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' });
+    closers.push(() => client.close(), server.close);
+    const done = await client.videos.retrieve(server.state.createVideo({ model: null, generation_mode: null, aspect_ratio: '9:16' }).id);
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const before = server.requests.length;
+    const progress: number[] = [];
+    const result = await client.videos.download(done, target, { onProgress: ({ bytes }) => progress.push(bytes) });
+    const saved = await readFile(target);
+    expect(result).toEqual({ path: target, bytes: saved.byteLength, contentType: 'video/mp4' });
+    expect(saved.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(progress.at(-1)).toBe(saved.byteLength);
+    const sent = server.requests.slice(before);
+    expect(sent.map((r) => [r.origin, r.hasApiKey])).toEqual([
+      ['api', true],
+      ['cdn', false],
+    ]);
+    expect(sent[0]?.path).toBe(`/v1/videos/${done.id}/content`);
+    expect(await leftovers()).toEqual([]);
+  });
+});
+
+describe('resuming', () => {
+  it('resumes a dropped connection with Range and If-Range at the file host, never sending the key there', async () => {
+    const { cdn, client, contentRequests } = await origins((req, res, n) => sendFile(req, res, n === 0 ? { dropAfter: MiB } : {}));
+    const target = join(dir, 'out.mp4');
+    const result = await client.videos.download('vid_1', target);
+    expect(result.bytes).toBe(BODY.length);
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests).toHaveLength(2);
+    expect(cdn.requests[1]?.headers.range).toBe(`bytes=${MiB}-`);
+    expect(cdn.requests[1]?.headers['if-range']).toBe(ETAG);
+    expect(cdn.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
+    expect(contentRequests()).toBe(1);
+  });
+
+  it('restarts cleanly from zero when the host ignores Range', async () => {
+    const { cdn, client } = await origins((req, res, n) =>
+      sendFile(req, res, n === 0 ? { dropAfter: MiB, ranges: false } : { ranges: false }),
+    );
+    const target = join(dir, 'out.mp4');
+    const progress: number[] = [];
+    await client.videos.download('vid_1', target, { onProgress: ({ bytes }) => progress.push(bytes) });
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests[1]?.headers.range).toBe(`bytes=${MiB}-`);
+    expect(progress.some((bytes, i) => i > 0 && bytes < (progress[i - 1] as number))).toBe(true);
+  });
+
+  it('sends no If-Range for a weak ETag, and asks again when a 206 carries only part of the rest', async () => {
+    const { cdn, client } = await origins((req, res, n) =>
+      sendFile(req, res, { etag: 'W/"weak"', maxRange: MiB, ...(n === 0 ? { dropAfter: MiB / 2 } : {}) }),
+    );
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target);
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([
+      undefined,
+      `bytes=${MiB / 2}-`,
+      `bytes=${MiB * 1.5}-`,
+      `bytes=${MiB * 2.5}-`,
+    ]);
+    expect(cdn.requests.every((r) => r.headers['if-range'] === undefined)).toBe(true);
+  });
+
+  it('resumes a body that stalls past the timeout', async () => {
+    const { cdn, client } = await origins((req, res, n) => sendFile(req, res, n === 0 ? { stallAfter: MiB } : {}));
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target, { timeout: 300 });
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests[1]?.headers.range).toBe(`bytes=${MiB}-`);
+  });
+
+  it('asks the API for a fresh URL when the signed one has expired, keeping the range', async () => {
+    const { cdn, client, contentRequests } = await origins((req, res, n) => {
+      if (n === 0) return sendFile(req, res, { dropAfter: MiB });
+      if (req.url?.endsWith('sig=1')) return json(res, 403, { error: { code: 'expired', message: 'Signature expired' } });
+      sendFile(req, res);
+    });
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target);
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(contentRequests()).toBe(2);
+    expect(cdn.requests.map((r) => [r.url, r.headers.range, r.headers['if-range']])).toEqual([
+      ['/files/vid_1.mp4?sig=1', undefined, undefined],
+      ['/files/vid_1.mp4?sig=1', `bytes=${MiB}-`, ETAG],
+      ['/files/vid_1.mp4?sig=2', `bytes=${MiB}-`, ETAG],
+    ]);
+    expect(cdn.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
+  });
+});
+
+describe('failures leave the destination untouched', () => {
+  async function expectUntouched(target: string) {
+    expect(await readFile(target, 'utf8')).toBe(OLD);
+    expect(await leftovers()).toEqual([]);
+  }
+
+  it.each([
+    ['starts at the wrong byte', `bytes 0-${BODY.length - 1}/${BODY.length}`],
+    ['names another total', `bytes ${MiB}-${BODY.length - 1}/${BODY.length + 1}`],
+  ])('rejects a 206 whose Content-Range %s', async (_case, contentRange) => {
+    const { client } = await origins((req, res, n) => sendFile(req, res, n === 0 ? { dropAfter: MiB } : { contentRange }));
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    await expect(client.videos.download('vid_1', target)).rejects.toThrow(/Content-Range/);
+    await expectUntouched(target);
+  });
+
+  it('gives up on a body shorter than its Content-Length after maxResumes', async () => {
+    const { cdn, client } = await origins((req, res) => sendFile(req, res, { ranges: false, dropAfter: MiB }));
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    // The first drop made progress and was resumed; two restarts that got no further exhaust maxResumes: 2.
+    expect(cdn.requests).toHaveLength(3);
+    await expectUntouched(target);
+    await expect(client.videos.download('vid_1', target, { maxResumes: 0 })).rejects.toBeInstanceOf(APIConnectionError);
+    expect(cdn.requests).toHaveLength(4);
+    await expectUntouched(target);
+  });
+
+  it('stops at once when aborted mid-download', async () => {
+    const { client } = await origins((req, res) => sendFile(req, res, { stallAfter: MiB }));
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const controller = new AbortController();
+    const download = client.videos.download('vid_1', target, {
+      signal: controller.signal,
+      onProgress: ({ bytes }) => {
+        if (bytes >= MiB) controller.abort();
+      },
+    });
+    await expect(download).rejects.toBeInstanceOf(APIUserAbortError);
+    await expectUntouched(target);
+  });
+
+  it('refuses a directory as destination before downloading', async () => {
+    const { cdn, client } = await origins((req, res) => sendFile(req, res));
+    await mkdir(join(dir, 'folder'));
+    await expect(client.videos.download('vid_1', join(dir, 'folder'))).rejects.toThrow(AvatarVideoError);
+    expect(cdn.requests).toHaveLength(0);
+  });
+});
+
+describe('TempFile', () => {
+  it('writes in order after switching to async writes, truncates, and commits atomically', async () => {
+    const target = join(dir, 'out.bin');
+    await writeFile(target, OLD);
+    const file = await TempFile.create(target, -1); // every write counts as slow: async after the third
+    expect(file.path).toMatch(/\/\.out\.bin\.[0-9a-f]{12}\.part$/);
+    file.write(Buffer.from('discarded'));
+    await file.truncate();
+    const chunks = Array.from({ length: 200 }, (_, i) => BODY.subarray(i * 15_000, (i + 1) * 15_000));
+    for (const chunk of chunks) if (!file.write(chunk)) await file.drain();
+    expect(await readFile(target, 'utf8')).toBe(OLD);
+    await file.commit(target);
+    expect((await readFile(target)).equals(BODY.subarray(0, 3_000_000))).toBe(true);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('discard removes the temporary file', async () => {
+    const file = await TempFile.create(join(dir, 'out.bin'));
+    file.write(Buffer.from('partial'));
+    expect(await leftovers()).toHaveLength(1);
+    await file.discard();
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
