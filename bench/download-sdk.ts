@@ -1,0 +1,15 @@
+/**
+ * Child of bench/download.ts, compiled before it runs: one `videos.download` in a fresh process.
+ *
+ *   node download-sdk.js <api origin> <video id> <output path>
+ */
+import { AvatarVideo } from '../src/index.js';
+import { measureDownload } from './support/report-child.js';
+import { BENCH_KEY } from './support/servers.js';
+
+const [api, id, output] = process.argv.slice(2) as [string, string, string];
+await measureDownload(output, async () => {
+  const client = new AvatarVideo({ apiKey: BENCH_KEY, baseURL: api, logLevel: 'off' });
+  await client.videos.download(id, output);
+  await client.close();
+});
