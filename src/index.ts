@@ -12,6 +12,8 @@ export { JoinError } from './lib/long/join-error.js';
 export { type JoinVideosOptions, type JoinVideosResult, joinVideos } from './lib/long/join-videos.js';
 export { type AudioSegment, type SplitAudioOptions, type SplitAudioResult, splitAudio } from './lib/long/split-audio.js';
 export { MediaValidationError } from './lib/media/errors.js';
+export { type ProbeOptions, probeMedia } from './lib/media/probe.js';
+export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
 export type { VideoCreateParams } from './lib/media/prepare.js';
 export type { MediaFormat, MediaInfo, MediaIssueCode, MediaValidationIssue } from './lib/media/types.js';
 export type { WaitOptions } from './lib/wait.js';

@@ -7,6 +7,7 @@ import { header, makeAPIError, readText, toConnectionError } from '../internal/t
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from '../lib/generate.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
+import { prepareValidated } from '../lib/media/validate.js';
 import { type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
@@ -38,10 +39,13 @@ export class Videos {
 
   /**
    * Start a video job from a driving audio file and one visual reference.
-   * Not retried once it may have reached the server: a duplicate job would be billed twice.
+   * Inputs are checked locally first (formats from their bytes, durations measured), so a bad file
+   * fails in milliseconds with every problem listed, before any upload. Not retried once it may have reached the server: a duplicate job would be billed twice.
    */
   async create(params: VideoCreateParams, options: CreateOptions = {}): Promise<Video> {
-    const prepared = await prepareUnchecked(params);
+    // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
+    const prepared =
+      options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.client.limits);
     try {
       return await this.client.request(
         { method: 'POST', path: 'v1/videos', kind: 'create', body: () => encodeMultipart(prepared.files, prepared.fields) },

@@ -98,14 +98,17 @@ describe('retries', () => {
   });
 
   it('retries a create when the connection was refused before sending', async () => {
-    const { server, client } = await setup(() => {});
+    const server = await rawServer(() => {});
     const port = new URL(server.url).port;
     await server.close();
-    const refused = new AvatarVideo({ apiKey: KEY, baseURL: `http://127.0.0.1:${port}`, logLevel: 'off', maxRetryDelay: 5 });
+    const lines: string[] = [];
+    const logger = { debug: () => {}, info: (m: string) => lines.push(m), warn: () => {}, error: () => {} };
+    const refused = new AvatarVideo({ apiKey: KEY, baseURL: `http://127.0.0.1:${port}`, logger, logLevel: 'info', maxRetryDelay: 5 });
     const error = await refused.videos.create(createParams, { validate: false, maxRetries: 1 }).catch((e) => e);
+    await refused.close();
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).cause).toBeDefined();
-    await refused.close();
+    expect(lines.filter((line) => line.includes('retrying'))).toHaveLength(1);
   });
 });
 
