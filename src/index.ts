@@ -8,14 +8,20 @@ export type { Logger, LogLevel } from './internal/logger.js';
 export type { DownloadOptions, DownloadProgress, DownloadResult } from './lib/download.js';
 export { VideoCancelledError, VideoFailedError, VideoNotReadyError, WaitTimeoutError } from './lib/errors.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';
+export {
+  type GenerateLongOptions,
+  type GenerateLongResult,
+  type LongProgress,
+  SegmentFailedError,
+} from './lib/long/generate-long.js';
 export { JoinError } from './lib/long/join-error.js';
 export { type JoinVideosOptions, type JoinVideosResult, joinVideos } from './lib/long/join-videos.js';
 export { type AudioSegment, type SplitAudioOptions, type SplitAudioResult, splitAudio } from './lib/long/split-audio.js';
 export { MediaValidationError } from './lib/media/errors.js';
-export { type ProbeOptions, probeMedia } from './lib/media/probe.js';
-export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
 export type { VideoCreateParams } from './lib/media/prepare.js';
+export { type ProbeOptions, probeMedia } from './lib/media/probe.js';
 export type { MediaFormat, MediaInfo, MediaIssueCode, MediaValidationIssue } from './lib/media/types.js';
+export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
 export type { WaitOptions } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
 export type { CreateOptions, VideoContent, Videos } from './resources/videos.js';

@@ -6,6 +6,7 @@ import { followRedirects } from '../internal/redirect.js';
 import { header, makeAPIError, readText, toConnectionError } from '../internal/transport.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from '../lib/generate.js';
+import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
 import { type WaitOptions, waitForVideo } from '../lib/wait.js';
@@ -44,8 +45,7 @@ export class Videos {
    */
   async create(params: VideoCreateParams, options: CreateOptions = {}): Promise<Video> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
-    const prepared =
-      options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.client.limits);
+    const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.client.limits);
     try {
       return await this.client.request(
         { method: 'POST', path: 'v1/videos', kind: 'create', body: () => encodeMultipart(prepared.files, prepared.fields) },
@@ -147,6 +147,16 @@ export class Videos {
       this.client.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
       throw error;
     }
+  }
+
+  /**
+   * Make a video of any length: audio over `maxSegmentSeconds` is split at quiet points, the segments are
+   * generated `concurrency` at a time, and their MP4s are joined without re-encoding. A manifest in `workDir`
+   * records every job, so running the same call again after a crash, an abort or a failed segment resumes
+   * without paying twice. Audio of 60 s or less is one ordinary `generate`.
+   */
+  generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
+    return generateLong(this, params, options);
   }
 }
 

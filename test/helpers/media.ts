@@ -26,3 +26,15 @@ export function wav(seconds: number, rate = 8000): Uint8Array {
 
 export const mockFixture = (name: string) => new URL(`../fixtures/mock/${name}`, import.meta.url);
 export const readMockFixture = (name: string) => new Uint8Array(readFileSync(mockFixture(name)));
+
+/** Speech-like 16-bit mono WAV: 1.7 s tone bursts separated by 0.3 s of silence. */
+export function speechLikeWav(seconds: number, rate = 8000): Uint8Array {
+  const bytes = wav(seconds, rate);
+  const view = new DataView(bytes.buffer);
+  const samples = (bytes.length - 44) / 2;
+  for (let i = 0; i < samples; i++) {
+    const t = i / rate;
+    if (t % 2 < 1.7) view.setInt16(44 + i * 2, Math.round(8000 * Math.sin(2 * Math.PI * 220 * t)), true);
+  }
+  return bytes;
+}

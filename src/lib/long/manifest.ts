@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AvatarVideoError } from '../../errors.js';
+
+/**
+ * The record of a long generation, kept in its work folder so that nothing paid for is lost: a rerun
+ * after a crash, an abort or a failed segment re-polls jobs already created and reuses segments already
+ * downloaded instead of creating them again.
+ */
+export interface LongManifest {
+  version: 1;
+  /** What the run was asked to make; a rerun with other inputs must not reuse these jobs. */
+  input: { audioSha256: string; visualSha256: string; visualField: string; model: string | null; maxSegmentSeconds: number };
+  segments: SegmentRecord[];
+}
+
+export type SegmentStatus = 'pending' | 'created' | 'downloaded' | 'failed';
+
+export interface SegmentRecord {
+  index: number;
+  /** Segment audio, relative to the work folder. */
+  audio: string;
+  audioSha256: string;
+  startSeconds: number;
+  durationSeconds: number;
+  /** The job made for the current attempt; null until created, and again after a failure. */
+  jobId: string | null;
+  status: SegmentStatus;
+  /** Jobs that ended FAILED or CANCELLED for this segment. */
+  attempts: number;
+  /** Downloaded MP4, relative to the work folder, once status is `downloaded`. */
+  video: string | null;
+  bytes: number | null;
+  /** The last failure, for the error message and for people reading the file. */
+  error: { jobId: string; code: string; message: string } | null;
+}
+
+export const MANIFEST_NAME = 'manifest.json';
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export async function readManifest(workDir: string): Promise<LongManifest | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(workDir, MANIFEST_NAME), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const manifest = JSON.parse(text) as LongManifest;
+  if (manifest.version !== 1 || !Array.isArray(manifest.segments)) {
+    throw new AvatarVideoError(`${join(workDir, MANIFEST_NAME)} is not a manifest this SDK understands; use another workDir.`);
+  }
+  return manifest;
+}
+
+/** Saves the manifest atomically (temp file, then rename), one save at a time, in call order. */
+export class ManifestWriter {
+  #queue: Promise<void> = Promise.resolve();
+  readonly #path: string;
+  readonly manifest: LongManifest;
+
+  constructor(workDir: string, manifest: LongManifest) {
+    this.#path = join(workDir, MANIFEST_NAME);
+    this.manifest = manifest;
+  }
+
+  save(): Promise<void> {
+    const snapshot = `${JSON.stringify(this.manifest, null, 2)}\n`;
+    this.#queue = this.#queue.then(async () => {
+      await writeFile(`${this.#path}.tmp`, snapshot);
+      await rename(`${this.#path}.tmp`, this.#path);
+    });
+    return this.#queue;
+  }
+}
