@@ -1,16 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import {
-  EncodedAudioPacketSource,
-  type EncodedPacket,
-  EncodedVideoPacketSource,
-  FilePathTarget,
-  type MetadataTags,
-  Mp4OutputFormat,
-  Output,
-} from 'mediabunny';
+import type { EncodedPacket, MetadataTags } from 'mediabunny';
 import { APIUserAbortError } from '../../errors.js';
+import { loadMediabunny } from '../../internal/mediabunny.js';
 import { type AudioSettings, type Clip, countKeptPackets, differences, keptPackets, openClip, type VideoSettings } from './clip.js';
 import { JoinError } from './join-error.js';
 import { joinedTags } from './provenance.js';
@@ -143,6 +136,7 @@ async function planJoin(inputs: readonly string[], segmentIds: readonly string[]
 
 /** Pass two: copy every input's packets, shifted by the inputs before it, into `path`. */
 async function writeJoined(plan: Plan, path: string, options: JoinVideosOptions): Promise<void> {
+  const { EncodedAudioPacketSource, EncodedVideoPacketSource, FilePathTarget, Mp4OutputFormat, Output } = await loadMediabunny();
   const output = new Output({
     // 'mdta' metadata takes keys of any length, so every carried tag keeps its own name (see provenance.ts).
     format: new Mp4OutputFormat({ fastStart: 'reserve', metadataFormat: 'mdta' }),

@@ -1,14 +1,20 @@
-import { type MetadataTags, RichImageData } from 'mediabunny';
+import type { MetadataTags, RichImageData } from 'mediabunny';
 
 /** Metadata key under which a joined file lists its segments' job ids, as a JSON array in segment order. */
 export const SEGMENTS_TAG = 'avatar-video.segments';
 
 type TagValue = string | Uint8Array | RichImageData;
 
-const isTagValue = (value: unknown): value is TagValue =>
-  typeof value === 'string' || value instanceof Uint8Array || value instanceof RichImageData;
+// Duck-typed so this module does not load mediabunny (see internal/mediabunny.ts).
+const isRichImage = (value: unknown): value is RichImageData =>
+  typeof value === 'object' &&
+  value !== null &&
+  (value as RichImageData).data instanceof Uint8Array &&
+  typeof (value as RichImageData).mimeType === 'string';
 
-const bytesOf = (value: TagValue) => (typeof value === 'string' ? undefined : value instanceof RichImageData ? value.data : value);
+const isTagValue = (value: unknown): value is TagValue => typeof value === 'string' || value instanceof Uint8Array || isRichImage(value);
+
+const bytesOf = (value: TagValue) => (typeof value === 'string' ? undefined : isRichImage(value) ? value.data : value);
 const sameValue = (a: TagValue, b: TagValue) => {
   if (typeof a === 'string' || typeof b === 'string') return a === b;
   const x = bytesOf(a) as Uint8Array;

@@ -1,4 +1,5 @@
-import { CustomSource, Input, MP4, QTFF } from 'mediabunny';
+import type { CustomSource } from 'mediabunny';
+import { loadMediabunny } from '../../internal/mediabunny.js';
 import type { LocalSource } from '../../internal/source.js';
 import { ProbeFailure, unreadable, unsupported } from './failure.js';
 import { type BoxRange, topLevelBoxes } from './isobmff.js';
@@ -36,7 +37,9 @@ export async function probeIsobmff(reader: ByteReader, format: 'mp4' | 'mov'): P
   );
   checkMovieTables(payload(headers.get(moov.at)), reader.size);
   checkFragmentRuns(moofs.map((moof) => payload(headers.get(moof.at))));
-  const input = new Input({ formats: [MP4, QTFF], source: cachedSource(reader.source, headers) });
+  const mediabunny = await loadMediabunny();
+  const { Input, MP4, QTFF } = mediabunny;
+  const input = new Input({ formats: [MP4, QTFF], source: cachedSource(mediabunny.CustomSource, reader.source, headers) });
   try {
     const video = await input.getPrimaryVideoTrack();
     const audioTracks = await input.getAudioTracks();
@@ -78,9 +81,9 @@ async function readHeaderBoxes(source: LocalSource, boxes: BoxRange[]): Promise<
 const payload = (box: Uint8Array | undefined) => (box ? box.subarray(u32be(box, 0) === 1 ? 16 : 8) : new Uint8Array(0));
 
 /** A mediabunny source that answers from the boxes already in memory and reads the rest from the file. */
-function cachedSource(source: LocalSource, boxes: Map<number, Uint8Array>): CustomSource {
+function cachedSource(Custom: typeof CustomSource, source: LocalSource, boxes: Map<number, Uint8Array>): CustomSource {
   const starts = [...boxes.keys()]; // in file order
-  return new CustomSource({
+  return new Custom({
     getSize: () => source.size,
     read: (start, end) => {
       // The last cached box starting at or before `start` is the only one that can contain the range.
