@@ -1,6 +1,7 @@
 /**
  * Join ten 60 s 720p segments (made by the mock renderer) and print wall time and peak RSS against the targets.
- * The join runs in a child process so that its peak RSS is its own, not this script's (which renders the inputs).
+ * The join runs in a child process so that its peak RSS is its own, not this script's (which renders the inputs),
+ * compiled the way the package is built and run by plain node (tsx alone adds about 35 MB of RSS).
  *
  *   npx tsx bench/join.ts
  */
@@ -8,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { compile } from './support/build.js';
 
 const SEGMENTS = 10;
 const SECONDS = 60;
@@ -17,15 +18,8 @@ const TARGET_MB = 200;
 /** A typical bit rate of a 720p talking-head H.264 stream. */
 const REAL_BITRATE = 2_500_000;
 
-if (process.argv[2] === '--child') {
-  const { joinVideos } = await import('../src/lib/long/join-videos.js');
-  const [output, ...inputs] = process.argv.slice(3);
-  const baseRss = process.memoryUsage().rss; // node + tsx + mediabunny loaded, before any media is read
-  const started = performance.now();
-  const result = await joinVideos(inputs, output as string);
-  const ms = performance.now() - started;
-  process.stdout.write(JSON.stringify({ ms, maxRssKb: process.resourceUsage().maxRSS, baseRss, ...result }));
-} else {
+const child = await compile(['bench/join-child.ts']);
+try {
   const { renderOutput } = await import('../src/testing/render-output.js');
   const { LANDSCAPE_MP4 } = await import('../src/testing/fixtures.generated.js');
   const dir = await mkdtemp(join(tmpdir(), 'avatar-video-bench-'));
@@ -41,6 +35,8 @@ if (process.argv[2] === '--child') {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+} finally {
+  await child.remove();
 }
 
 async function run(dir: string, label: string, segments: Uint8Array[]): Promise<void> {
@@ -50,9 +46,8 @@ async function run(dir: string, label: string, segments: Uint8Array[]): Promise<
     await writeFile(path, bytes);
     inputs.push(path);
   }
-  const script = fileURLToPath(import.meta.url);
   const output = join(dir, 'joined.mp4');
-  const stdout = execFileSync(process.execPath, ['--import', 'tsx', script, '--child', output, ...inputs], { encoding: 'utf8' });
+  const stdout = execFileSync(process.execPath, [child.paths[0] as string, output, ...inputs], { encoding: 'utf8' });
   await rm(output, { force: true });
   const result = JSON.parse(stdout) as { ms: number; maxRssKb: number; baseRss: number; bytes: number; durationSeconds: number };
   const mb = result.maxRssKb / 1024;
