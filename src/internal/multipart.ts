@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { FormDataEncoder } from 'form-data-encoder';
 import { FormData } from 'formdata-node';
-import type { LocalSource } from './source.js';
+import type { LocalSource, UploadFileLike } from './source.js';
 
 /** A file part ready to send: where the bytes are, and the name and type to declare. */
 export interface FilePart {
@@ -27,5 +27,19 @@ export async function encodeMultipart(
   const headers: Record<string, string> = { 'content-type': encoder.contentType };
   if (encoder.contentLength !== undefined) headers['content-length'] = encoder.contentLength;
   // Large reads keep the per-chunk overhead low on big video references.
-  return { stream: Readable.from(encoder.encode(), { objectMode: false, highWaterMark: 1 << 20 }), headers };
+  return { stream: Readable.from(bodyOf(encoder), { objectMode: false, highWaterMark: 1 << 20 }), headers };
+}
+
+/**
+ * The body's bytes: the encoder's part headers and boundaries, and each file's chunks as its source yields them.
+ * Not `encoder.encode()`, which copies every chunk over 64 KiB into 64 KiB pieces (1 MiB file reads made a 1 GiB
+ * upload cost 1.46 CPU s instead of 0.80, bench/upload.ts), and copies from the start of the chunk's ArrayBuffer,
+ * ignoring its byteOffset: a Uint8Array view over a larger buffer was sent as the wrong bytes.
+ */
+async function* bodyOf(encoder: FormDataEncoder): AsyncGenerator<Uint8Array> {
+  for (const part of encoder.values()) {
+    if (part instanceof Uint8Array) yield part;
+    // Every file in the form is an UploadFileLike (set above), whose stream() is async iterable.
+    else yield* (part as unknown as UploadFileLike).stream();
+  }
 }
