@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { peakRssBytes } from './peak-rss.js';
 
 const MB = 1 << 20;
 
@@ -18,7 +19,7 @@ export async function measureDownload(output: string, download: () => Promise<vo
     bytes: statSync(output).size,
     cpuMs: (user + system) / 1000,
     baseRssMB: baseRss / MB,
-    peakRssMB: process.resourceUsage().maxRSS / 1024,
+    peakRssMB: peakRssBytes() / MB,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
