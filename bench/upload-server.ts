@@ -9,24 +9,11 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { video as videoObject } from '../test/helpers/raw-server.js';
 import { BENCH_KEY } from './support/servers.js';
 
 /** The job `create` answers with: a video-to-video job just queued. */
-const video = (id: string) => ({
-  id,
-  object: 'video',
-  status: 'PROCESSING',
-  created_at: 1_700_000_000,
-  completed_at: null,
-  progress: 0,
-  error: null,
-  model: 'service-avatar-x',
-  generation_mode: 'video_to_video',
-  aspect_ratio: '16:9',
-  source_video_id: null,
-  caption_template_id: null,
-  video_id: id,
-});
+const video = (id: string) => videoObject(id, { generation_mode: 'video_to_video' });
 
 export interface UploadStats {
   /** Body bytes received. */

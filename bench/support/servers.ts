@@ -2,25 +2,12 @@ import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { video } from '../../test/helpers/raw-server.js';
 
 export const BENCH_KEY = 'sk-bench-key';
 
 /** The video the bench API reports: COMPLETE, so the SDK downloads at once. */
-export const benchVideo = (id: string) => ({
-  id,
-  object: 'video',
-  status: 'COMPLETE',
-  created_at: 1_700_000_000,
-  completed_at: 1_700_000_060,
-  progress: 100,
-  error: null,
-  model: 'service-avatar-x',
-  generation_mode: 'image_to_video',
-  aspect_ratio: '16:9',
-  source_video_id: null,
-  caption_template_id: null,
-  video_id: id,
-});
+export const benchVideo = (id: string) => video(id, { status: 'COMPLETE', completed_at: 1_700_000_060, progress: 100 });
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

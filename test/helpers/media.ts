@@ -1,26 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { wavHeader } from './speech.js';
 
 /** 16-bit mono PCM WAV of silence, `seconds` long. */
 export function wav(seconds: number, rate = 8000): Uint8Array {
-  const dataSize = Math.round(seconds * rate) * 2;
-  const bytes = new Uint8Array(44 + dataSize);
-  const view = new DataView(bytes.buffer);
-  const text = (at: number, s: string) => {
-    for (let i = 0; i < s.length; i++) view.setUint8(at + i, s.charCodeAt(i));
-  };
-  text(0, 'RIFF');
-  view.setUint32(4, 36 + dataSize, true);
-  text(8, 'WAVE');
-  text(12, 'fmt ');
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true);
-  view.setUint16(22, 1, true);
-  view.setUint32(24, rate, true);
-  view.setUint32(28, rate * 2, true);
-  view.setUint16(32, 2, true);
-  view.setUint16(34, 16, true);
-  text(36, 'data');
-  view.setUint32(40, dataSize, true);
+  const frames = Math.round(seconds * rate);
+  const bytes = new Uint8Array(44 + frames * 2);
+  bytes.set(wavHeader(frames, rate));
   return bytes;
 }
 
