@@ -184,6 +184,12 @@ export function parseErrorBody(text: string): { body: unknown; code: string | un
   };
 }
 
+/** Pass a 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
+export async function throwForStatus(response: SentResponse, signal: AbortSignal | undefined, secret: string): Promise<SentResponse> {
+  if (response.status < 300) return response;
+  throw makeAPIError(response.status, response.headers, await readText(response, signal, secret), secret);
+}
+
 /** Build the typed APIError for an error response. */
 export function makeAPIError(status: number, rawHeaders: RawResponse['headers'], text: string, secret: string): APIError {
   const { body, code, message } = parseErrorBody(scrub(text, secret));

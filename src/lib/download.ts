@@ -5,7 +5,7 @@ import { APIConnectionError, AvatarVideoError } from '../errors.js';
 import { apiPath } from '../internal/path.js';
 import { followRedirects, withoutCredentials } from '../internal/redirect.js';
 import { retryDelay } from '../internal/retry.js';
-import { header, makeAPIError, readText, type SentResponse, toConnectionError } from '../internal/transport.js';
+import { header, type SentResponse, throwForStatus, toConnectionError } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 import { VideoNotReadyError } from './errors.js';
 import { TempFile } from './file-writer.js';
@@ -85,10 +85,7 @@ async function transfer(client: AvatarVideo, id: string, file: TempFile, options
       signal,
       secret: client.secret,
     });
-  const ensureOk = async (response: SentResponse) => {
-    if (response.status < 300) return response;
-    throw makeAPIError(response.status, response.headers, await readText(response, signal, client.secret), client.secret);
-  };
+  const ensureOk = (response: SentResponse) => throwForStatus(response, signal, client.secret);
 
   /** Open the content at `offset`: from the API the first time, then straight from where the bytes came from. */
   const open = (source: Source | undefined, offset: number) =>

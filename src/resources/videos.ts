@@ -3,7 +3,7 @@ import type { AvatarVideo, RequestOptions } from '../client.js';
 import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
 import { followRedirects } from '../internal/redirect.js';
-import { header, makeAPIError, readText, toConnectionError } from '../internal/transport.js';
+import { header, throwForStatus, toConnectionError } from '../internal/transport.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
@@ -87,10 +87,7 @@ export class Videos {
         signal: options.signal,
         secret: client.secret,
       });
-      if (response.status >= 300) {
-        throw makeAPIError(response.status, response.headers, await readText(response, options.signal, client.secret), client.secret);
-      }
-      return response;
+      return throwForStatus(response, options.signal, client.secret);
     });
     const length = Number(header(response.headers, 'content-length'));
     return {

@@ -104,24 +104,6 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
     maxSegmentSeconds,
   };
 
-  const report = (phase: LongProgress['phase'], live = new Map<number, number>()) => {
-    if (!onProgress) return;
-    const total = writer.manifest.segments.reduce((sum, s) => sum + s.durationSeconds, 0) || 1;
-    let done = 0;
-    const segments = writer.manifest.segments.map((s) => {
-      const progress = s.status === 'downloaded' ? 100 : (live.get(s.index) ?? 0);
-      done += (s.durationSeconds / total) * (progress / 100);
-      return {
-        index: s.index,
-        status: live.has(s.index) && s.status !== 'downloaded' ? ('processing' as const) : s.status,
-        progress,
-        jobId: s.jobId,
-      };
-    });
-    const fraction = phase === 'done' ? 1 : SPLIT_SHARE + done * (1 - SPLIT_SHARE - JOIN_SHARE) + (phase === 'join' ? JOIN_SHARE / 2 : 0);
-    onProgress({ phase, fraction, segments });
-  };
-
   const existing = await readManifest(workDir);
   if (existing && JSON.stringify(existing.input) !== JSON.stringify(input)) {
     throw new AvatarVideoError(
@@ -155,6 +137,24 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
     writer.manifest.segments = records;
     await writer.save();
   }
+  const report = (phase: LongProgress['phase'], live = new Map<number, number>()) => {
+    if (!onProgress) return;
+    const total = writer.manifest.segments.reduce((sum, s) => sum + s.durationSeconds, 0) || 1;
+    let done = 0;
+    const segments = writer.manifest.segments.map((s) => {
+      const progress = s.status === 'downloaded' ? 100 : (live.get(s.index) ?? 0);
+      done += (s.durationSeconds / total) * (progress / 100);
+      return {
+        index: s.index,
+        status: live.has(s.index) && s.status !== 'downloaded' ? ('processing' as const) : s.status,
+        progress,
+        jobId: s.jobId,
+      };
+    });
+    const fraction = phase === 'done' ? 1 : SPLIT_SHARE + done * (1 - SPLIT_SHARE - JOIN_SHARE) + (phase === 'join' ? JOIN_SHARE / 2 : 0);
+    onProgress({ phase, fraction, segments });
+  };
+
   report('split');
 
   const live = new Map<number, number>();

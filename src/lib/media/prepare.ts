@@ -38,6 +38,11 @@ export function contentTypeFor(extension: string): string {
   return TYPE_BY_EXTENSION[extension.toLowerCase()] ?? 'application/octet-stream';
 }
 
+/** Dispose every opened input (removes spooled temporary files). */
+export async function disposeAll(sources: Map<string, LocalSource>): Promise<void> {
+  await Promise.all([...sources.values()].map((source) => source.dispose()));
+}
+
 /** Open every file input; on failure, close what was opened. */
 export async function openInputs(params: Record<string, unknown>): Promise<Map<string, LocalSource>> {
   const sources = new Map<string, LocalSource>();
@@ -47,7 +52,7 @@ export async function openInputs(params: Record<string, unknown>): Promise<Map<s
       if (value !== undefined && value !== null) sources.set(field, await openSource(value as Uploadable, field));
     }
   } catch (error) {
-    await Promise.all([...sources.values()].map((source) => source.dispose()));
+    await disposeAll(sources);
     throw error;
   }
   return sources;
@@ -66,5 +71,5 @@ export async function prepareUnchecked(params: VideoCreateParams): Promise<Prepa
   for (const [key, value] of Object.entries(params)) {
     if (!(FILE_FIELDS as readonly string[]).includes(key) && value !== undefined) fields[key] = String(value);
   }
-  return { files, fields, dispose: () => Promise.all([...sources.values()].map((s) => s.dispose())).then(() => {}) };
+  return { files, fields, dispose: () => disposeAll(sources) };
 }

@@ -1,7 +1,7 @@
 import type { LocalSource } from '../../internal/source.js';
 import { VIDEO_MODELS } from '../../schemas.js';
 import { MediaValidationError } from './errors.js';
-import { contentTypeFor, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
+import { contentTypeFor, disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
 import { probeSource } from './probe.js';
 import type { MediaFormat, MediaInfo, MediaValidationIssue } from './types.js';
 
@@ -55,7 +55,7 @@ export async function prepareValidated(
   const record = (params ?? {}) as unknown as Record<string, unknown>;
   const issues = structuralIssues(record);
   const sources = await openInputs(record);
-  const dispose = () => Promise.all([...sources.values()].map((source) => source.dispose())).then(() => {});
+  const dispose = () => disposeAll(sources);
   try {
     const infos = new Map<string, MediaInfo>();
     await Promise.all(
