@@ -4,7 +4,9 @@
  * `request` + `pipeline` into `createWriteStream`, and by `curl -L -o`, interleaved over several rounds.
  * Each Node contender runs in a fresh process, compiled as the package is (bench/download-*.ts).
  * Targets: SDK >= 1.0x raw undici and >= 0.8x curl; SDK peak RSS < 150 MB, flat from 100 MiB to 1 GiB.
- * The SDK also flushes the file to disk before renaming it into place; the others do not.
+ * The SDK also flushes the file to disk before renaming it into place; the others do not. It reads the
+ * file host's answer on a socket of its own with one reused buffer (src/internal/direct-get.ts); the
+ * undici contender shows what undici's fresh 64 KiB buffer per read costs on the way to disk.
  * CPU time is printed too: on a shared machine it is steadier than throughput.
  *
  *   npx tsx bench/download.ts [rounds=3]
@@ -73,6 +75,8 @@ try {
   const api = servers.api;
   const download = async (who: Contender, id: string, output: string): Promise<Run> => {
     await rm(output, { force: true }); // every contender writes a new file, none overwrites one
+    // Write back what the previous run left dirty, so no contender pays for another's gigabyte.
+    await run('sync', []);
     if (who === 'curl') return curl(`${api}/v1/videos/${id}/content`, output);
     return JSON.parse((await run(process.execPath, [who === 'sdk' ? sdkChild : undiciChild, api, id, output])).stdout) as Run;
   };

@@ -186,6 +186,38 @@ describe('resuming', () => {
   });
 });
 
+describe('how the file host is read', () => {
+  it('reads a plain response on its own socket, and a chunked one through undici, with the same bytes', async () => {
+    const chunked = await origins((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'transfer-encoding': 'chunked' });
+      res.write(BODY);
+      res.end();
+    });
+    const target = join(dir, 'chunked.mp4');
+    expect((await chunked.client.videos.download('vid_1', target)).bytes).toBe(BODY.length);
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    // First the direct attempt (Connection: close), which declines the chunked answer; then undici.
+    expect(chunked.cdn.requests.map((r) => r.headers.connection)).toEqual(['close', 'keep-alive']);
+    expect(chunked.cdn.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
+
+    const plain = await origins((req, res) => sendFile(req, res));
+    await plain.client.videos.download('vid_1', target);
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(plain.cdn.requests.map((r) => r.headers.connection)).toEqual(['close']);
+  });
+
+  it('sends a 5xx at the file host through the regular retries', async () => {
+    const { cdn, client } = await origins((req, res, n) =>
+      n < 2 ? json(res, 503, { error: { code: 'busy', message: 'later' } }) : sendFile(req, res),
+    );
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target);
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    // The direct attempt declines the 503 and undici asks again to read the error: two requests per try.
+    expect(cdn.requests.length).toBe(3);
+  });
+});
+
 describe('failures leave the destination untouched', () => {
   async function expectUntouched(target: string) {
     expect(await readFile(target, 'utf8')).toBe(OLD);
@@ -254,6 +286,22 @@ describe('TempFile', () => {
     await file.commit(target);
     expect((await readFile(target)).equals(BODY.subarray(0, 3_000_000))).toBe(true);
     expect(await leftovers()).toEqual([]);
+  });
+
+  it('copies a reused chunk it has to queue, and writes a reused chunk in place otherwise', async () => {
+    const target = join(dir, 'out.bin');
+    const file = await TempFile.create(target, -1); // async from the third write on
+    const buffer = Buffer.alloc(10_000);
+    const expected: Buffer[] = [];
+    for (let i = 0; i < 50; i++) {
+      buffer.fill(i);
+      expected.push(Buffer.from(buffer));
+      const more = file.write(buffer, true);
+      buffer.fill(255); // what the next socket read would do to the buffer
+      if (!more) await file.drain();
+    }
+    await file.commit(target);
+    expect((await readFile(target)).equals(Buffer.concat(expected))).toBe(true);
   });
 
   it('discard removes the temporary file', async () => {

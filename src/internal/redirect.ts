@@ -15,16 +15,28 @@ export interface FollowOptions {
   secret: string;
 }
 
+export interface FollowToHostOptions<T> extends FollowOptions {
+  /**
+   * Tried first for each hop to an origin other than the start's (the file host). Resolves with the
+   * final response read another way, or undefined to send the hop through the dispatcher after all.
+   */
+  toOtherOrigin: (url: URL, headers: Record<string, string>) => Promise<T | undefined>;
+}
+
 /**
  * GET `start`, following redirects by hand: fetch and undici's interceptor would forward `x-api-key` to
  * whatever origin the redirect names. Here credential headers are dropped as soon as the origin changes
  * (and stay dropped), https never downgrades to http, and at most {@link MAX_REDIRECTS} hops are taken.
  * Returns the final response with its body unread.
  */
-export async function followRedirects(start: URL, options: FollowOptions): Promise<SentResponse> {
+export async function followRedirects(start: URL, options: FollowOptions): Promise<SentResponse>;
+export async function followRedirects<T>(start: URL, options: FollowToHostOptions<T>): Promise<SentResponse | T>;
+export async function followRedirects<T>(start: URL, options: FollowOptions & Partial<FollowToHostOptions<T>>): Promise<SentResponse | T> {
   let url = start;
   let headers = { ...options.headers };
   for (let hop = 0; ; hop++) {
+    const other = url.origin !== start.origin ? await options.toOtherOrigin?.(url, headers) : undefined;
+    if (other !== undefined) return other;
     const response = await send(
       options.dispatcher,
       { url, method: 'GET', headers, timeout: options.timeout, signal: options.signal, stream: true },

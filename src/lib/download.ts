@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type AvatarVideo, type RequestOptions, sleep } from '../client.js';
 import { APIConnectionError, AvatarVideoError } from '../errors.js';
+import { type DirectResponse, directGet } from '../internal/direct-get.js';
 import { apiPath } from '../internal/path.js';
 import { followRedirects, withoutCredentials } from '../internal/redirect.js';
 import { retryDelay } from '../internal/retry.js';
@@ -71,35 +72,65 @@ export async function downloadVideo(
   }
 }
 
+/**
+ * An open response to read the file from: undici's, or one read on a socket of its own when it
+ * comes from the file host (see internal/direct-get.ts for why).
+ */
+interface Opened {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  url: URL;
+  /** Write the body into `file`. Rejects with an SDK connection error when it drops, or with a write (or `report`) error. */
+  writeTo(file: TempFile, report: (() => void) | undefined): Promise<void>;
+  /** Abandon the body. */
+  discard(): Promise<void>;
+}
+
 /** Fill `file` with the video's bytes, resuming dropped transfers. */
 async function transfer(client: AvatarVideo, id: string, file: TempFile, options: DownloadOptions): Promise<Source> {
   const { signal, onProgress } = options;
   const maxResumes = options.maxResumes ?? 5;
+  const timeout = options.timeout ?? client.timeout;
+  const secret = client.secret;
   const contentURL = client.url(apiPath`v1/videos/${id}/content`);
   const withKey = client.headers({ accept: 'video/mp4, */*' });
-  const get = (url: URL, headers: Record<string, string>) =>
-    followRedirects(url, {
+  const direct = (url: URL, headers: Record<string, string>) => directGet(url, headers, { timeout, signal, secret });
+  const fromHost = async (url: URL, headers: Record<string, string>) => {
+    const response = await direct(url, headers);
+    return response.plain ? openedDirect(response) : undefined;
+  };
+  /** GET through the redirects; the file host's plain answer is read directly, anything else through undici. */
+  const get = async (url: URL, headers: Record<string, string>): Promise<Opened> => {
+    const response = await followRedirects(url, {
       dispatcher: client.dispatcher,
       headers,
-      timeout: options.timeout ?? client.timeout,
+      timeout,
       signal,
-      secret: client.secret,
+      secret,
+      toOtherOrigin: fromHost,
     });
-  const ensureOk = (response: SentResponse) => throwForStatus(response, signal, client.secret);
+    if ('writeTo' in response) return response;
+    return openedUndici(await throwForStatus(response, signal, secret), signal, secret);
+  };
 
   /** Open the content at `offset`: from the API the first time, then straight from where the bytes came from. */
   const open = (source: Source | undefined, offset: number) =>
     client.withRetries('read', options, async () => {
-      if (!source) return ensureOk(await get(contentURL, withKey));
+      if (!source) return get(contentURL, withKey);
       const range: Record<string, string> = { range: `bytes=${offset}-`, ...(source.etag ? { 'if-range': source.etag } : {}) };
       // The file's host is another origin: it never gets the key.
       const sameOrigin = source.url.origin === contentURL.origin;
-      const direct = await get(source.url, { ...(sameOrigin ? withKey : withoutCredentials(withKey)), ...range });
-      if (direct.status < 400 || direct.status === 408 || direct.status === 429 || direct.status >= 500) return ensureOk(direct);
-      // A 4xx from the host: the signed URL has likely expired. Ask the API for a fresh one, same range.
-      await direct.body.dump().catch(() => {});
-      direct.done();
-      return ensureOk(await get(contentURL, { ...withKey, ...range }));
+      const headers = { ...(sameOrigin ? withKey : withoutCredentials(withKey)), ...range };
+      const fast = sameOrigin ? undefined : await direct(source.url, headers);
+      if (fast?.plain) return openedDirect(fast);
+      if (fast?.status === undefined || !signedURLExpired(fast.status)) {
+        const response = await followRedirects(source.url, { dispatcher: client.dispatcher, headers, timeout, signal, secret });
+        if (!signedURLExpired(response.status)) return openedUndici(await throwForStatus(response, signal, secret), signal, secret);
+        await response.body.dump().catch(() => {});
+        response.done();
+      }
+      // The signed URL has likely expired: ask the API for a fresh one, same range.
+      return get(contentURL, { ...withKey, ...range });
     });
 
   let source: Source | undefined;
@@ -109,7 +140,7 @@ async function transfer(client: AvatarVideo, id: string, file: TempFile, options
     const response = await open(source, file.size);
     source = await accept(response, source, file);
     const report = onProgress && (() => onProgress({ bytes: file.size, total: source?.total }));
-    const dropped = await pump(response, file, report, signal, client.secret).then(
+    const dropped = await response.writeTo(file, report).then(
       () => undefined,
       (error: unknown) => {
         if (error instanceof APIConnectionError) return error;
@@ -135,11 +166,46 @@ async function transfer(client: AvatarVideo, id: string, file: TempFile, options
   }
 }
 
+/** A 4xx from the file host, other than the ones worth retrying as they are. */
+const signedURLExpired = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
+function openedDirect(response: DirectResponse): Opened {
+  return {
+    status: response.status,
+    headers: response.headers,
+    url: response.url,
+    async writeTo(file, report) {
+      await response.pipeTo((chunk) => {
+        // The read buffer is reused once this returns: `true` makes a queued write keep a copy.
+        const more = file.write(chunk, true);
+        report?.();
+        return more ? undefined : file.drain();
+      });
+      await file.drain();
+    },
+    async discard() {
+      response.close();
+    },
+  };
+}
+
+function openedUndici(response: SentResponse, signal: AbortSignal | undefined, secret: string): Opened {
+  return {
+    status: response.status,
+    headers: response.headers,
+    url: response.url,
+    writeTo: (file, report) => pump(response, file, report, signal, secret),
+    async discard() {
+      await response.body.dump().catch(() => {});
+      response.done();
+    },
+  };
+}
+
 /** Check a response against what we have, starting over when the server sends the whole file. */
-async function accept(response: SentResponse, source: Source | undefined, file: TempFile): Promise<Source> {
+async function accept(response: Opened, source: Source | undefined, file: TempFile): Promise<Source> {
   const reject = async (message: string): Promise<never> => {
-    await response.body.dump().catch(() => {});
-    response.done();
+    await response.discard();
     throw new AvatarVideoError(message);
   };
   if (response.status === 200) {
