@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -694,6 +695,21 @@ const hasOpenssl = (() => {
     return false;
   }
 })();
+
+describe('directGet: IPv6', () => {
+  it('connects to a bracketed IPv6 literal and sends it as the host', async (context) => {
+    const server = createHttpServer((req, res) => res.end(`host ${req.headers.host}`));
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(0, '::1', () => resolve(true));
+    });
+    if (!listening) return context.skip('no IPv6 loopback here');
+    servers.push(server);
+    const { port } = server.address() as AddressInfo;
+    const response = plain(await get(new URL(`http://[::1]:${port}/x`)));
+    expect((await readBody(response)).toString()).toBe(`host [::1]:${port}`);
+  });
+});
 
 describe.skipIf(!hasOpenssl)('directGet: TLS', () => {
   let dir = '';
