@@ -44,7 +44,6 @@ function fileLike(name: string, type: string, size: number, stream: () => AsyncI
   return { name, type, size, lastModified: Date.now(), stream, [Symbol.toStringTag]: 'File' };
 }
 
-
 function isNodeReadable(value: unknown): value is Readable {
   return (
     value instanceof Readable ||

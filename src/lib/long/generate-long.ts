@@ -1,11 +1,11 @@
 import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
 import type { RequestOptions } from '../../client.js';
+import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
 import { openSource } from '../../internal/source.js';
 import type { Videos } from '../../resources/videos.js';
 import type { Video } from '../../schemas.js';
@@ -15,8 +15,8 @@ import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
 import { joinVideos } from './join-videos.js';
-import { pinOneShotInputs } from './pin-inputs.js';
 import { type LongManifest, ManifestWriter, readManifest, type SegmentRecord, sha256File } from './manifest.js';
+import { pinOneShotInputs } from './pin-inputs.js';
 import { splitAudio } from './split-audio.js';
 
 /**
