@@ -6,7 +6,10 @@ import { z } from 'zod';
  * new values does not break deployed clients.
  */
 
-/** Known states of a video job (spec section 3). Other strings may appear in future. */
+/**
+ * Known states of a video job (spec section 3). Editors complete the four; a status the service adds
+ * later is still accepted as a string, so compare against the known ones and treat others as "still running".
+ */
 export type VideoStatus = 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED' | (string & {});
 /** Known model names. `service-video-1-latest` is a moving alias. */
 export type VideoModel = 'service-avatar-x' | 'service-video-1-latest' | (string & {});
@@ -19,49 +22,74 @@ const statusSchema = z.string() as unknown as z.ZodType<VideoStatus>;
 const modelSchema = z.string() as unknown as z.ZodType<VideoModel>;
 const optionalString = z.string().nullable().optional();
 
-export const VideoErrorSchema = z.looseObject({
+/** Why a job failed (`video.error`, spec section 2.2). */
+export type VideoError = {
   /** Machine-readable error code, e.g. a rate-limit code. */
-  code: z.string(),
+  code: string;
   /** Human-readable explanation. */
-  message: z.string(),
-});
+  message: string;
+};
 
-export const VideoSchema = z.looseObject({
+/**
+ * A video job, as returned by create, retrieve and list (spec section 2.1).
+ *
+ * The type lists the spec's fields, so a misspelt field does not compile. At runtime the object also
+ * keeps any field the service adds later (it survives `JSON.stringify`); read one with a cast, e.g.
+ * `(video as Record<string, unknown>).new_field`.
+ */
+export type Video = {
   /** Job identifier. */
-  id: z.string(),
+  id: string;
   /** Object kind, `video`. */
-  object: z.string().optional(),
-  /** Current state: PROCESSING, COMPLETE, FAILED or CANCELLED. */
-  status: statusSchema,
+  object?: string;
+  /** Current state: PROCESSING, COMPLETE, FAILED or CANCELLED (other strings may appear in future). */
+  status: VideoStatus;
   /** Creation time, Unix seconds. */
-  created_at: z.number(),
+  created_at: number;
   /** When processing completed, Unix seconds. */
-  completed_at: z.number().nullable().optional(),
+  completed_at?: number | null;
   /** Progress percentage, 0 to 100. */
-  progress: z.number().nullable().optional(),
+  progress?: number | null;
   /** Why the job failed; set when status is FAILED. */
-  error: VideoErrorSchema.nullable().optional(),
+  error?: VideoError | null;
   /** Model used (generation only). */
-  model: modelSchema.nullable().optional(),
+  model?: VideoModel | null;
   /** Mode resolved from the inputs: `image_to_video` or `video_to_video`. */
-  generation_mode: z.string().nullable().optional(),
+  generation_mode?: string | null;
   /** Output aspect ratio resolved from the visual reference: `9:16` or `16:9`. */
-  aspect_ratio: z.string().nullable().optional(),
+  aspect_ratio?: string | null;
   /** The captioned input video (captioning only). */
-  source_video_id: optionalString,
+  source_video_id?: string | null;
   /** Caption style template (captioning only). */
-  caption_template_id: optionalString,
+  caption_template_id?: string | null;
   /**
    * Same as `id`.
    * @deprecated Use `id`. Accepted when absent, so its eventual removal does not break clients.
    */
-  video_id: z.string().optional(),
+  video_id?: string;
+};
+
+// The schemas are typed by the interfaces above: a field added to one and not the other does not compile.
+export const VideoErrorSchema: z.ZodType<VideoError> = z.looseObject({
+  code: z.string(),
+  message: z.string(),
 });
 
-/** A video job, as returned by create, retrieve and list. */
-export type Video = z.infer<typeof VideoSchema>;
-/** Why a job failed (`video.error`). */
-export type VideoError = z.infer<typeof VideoErrorSchema>;
+export const VideoSchema: z.ZodType<Video> = z.looseObject({
+  id: z.string(),
+  object: z.string().optional(),
+  status: statusSchema,
+  created_at: z.number(),
+  completed_at: z.number().nullable().optional(),
+  progress: z.number().nullable().optional(),
+  error: VideoErrorSchema.nullable().optional(),
+  model: modelSchema.nullable().optional(),
+  generation_mode: optionalString,
+  aspect_ratio: optionalString,
+  source_video_id: optionalString,
+  caption_template_id: optionalString,
+  video_id: z.string().optional(),
+});
 
 /**
  * The list envelope. The spec does not show it, so the shapes seen in similar APIs are accepted:

@@ -100,6 +100,7 @@ describe('every error class from a real response', () => {
   it('400 BadRequestError for both visual references (validation off)', async () => {
     const error = await client.videos
       .create(
+        // @ts-expect-error both visual references: a type error, sent anyway to see the server refuse it
         { audio_reference: wav(2), image_reference: image(), video_reference: mockFixture('ref-portrait-12s.mp4') },
         { validate: false },
       )

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { ALL_FORMATS, FilePathSource, Input } from 'mediabunny';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { APIUserAbortError, AvatarVideo, SegmentFailedError } from '../src/index.js';
+import { APIUserAbortError, AvatarVideo, SegmentFailedError, toFile } from '../src/index.js';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
 import { mockFixture, speechLikeWav } from './helpers/media.js';
 
@@ -139,5 +140,29 @@ describe('generateLong against the mock', () => {
     await expect(
       client.videos.generateLong({ ...params, audio_reference: await writeAudio(90) }, { output: join(dir, 'a.mp4'), ...fast, workDir }),
     ).rejects.toThrow(/different long video/);
+  });
+});
+
+describe('generateLong takes every input generate takes', () => {
+  // Both inputs are read more than once (checked, then split or uploaded); a stream can be read only once.
+  it('a stream of long audio and a stream image', async () => {
+    const output = join(dir, 'streamed.mp4');
+    const result = await client.videos.generateLong(
+      { audio_reference: createReadStream(await writeAudio(100)), image_reference: createReadStream(mockFixture('portrait.png')) },
+      { output, ...fast },
+    );
+    expect(result.segments).toHaveLength(2);
+    expect(await durationOf(output)).toBeCloseTo(100, 0);
+  });
+
+  it('a stream of short audio (one ordinary generate), named with toFile', async () => {
+    const audio = Readable.toWeb(createReadStream(await writeAudio(20))) as ReadableStream<Uint8Array>;
+    const result = await client.videos.generateLong(
+      { audio_reference: toFile(audio, 'talk.wav'), image_reference: mockFixture('portrait.png') },
+      { output: join(dir, 'short-stream.mp4'), ...fast },
+    );
+    expect(result.segments).toHaveLength(1);
+    expect(result.durationSeconds).toBeCloseTo(20, 0);
+    expect(mock.creates).toBe(1);
   });
 });

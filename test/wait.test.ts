@@ -111,7 +111,7 @@ describe('deadline and abort', () => {
     const { client, job } = await mock();
     const { id } = job();
     const started = performance.now();
-    const error = await client.videos.waitForCompletion(id, { ...FAST, timeout: 150 }).catch((e: unknown) => e);
+    const error = await client.videos.waitForCompletion(id, { ...FAST, waitTimeout: 150 }).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect(error).toMatchObject({ timeout: 150, video: { id, status: 'PROCESSING' } });
@@ -122,7 +122,7 @@ describe('deadline and abort', () => {
   it('ends at the deadline even while a poll hangs (the poll timeout never exceeds what is left)', async () => {
     const { client } = await scripted(() => 'hang');
     const started = performance.now();
-    const error = await client.videos.waitForCompletion('vid_1', { ...FAST, timeout: 200 }).catch((e: unknown) => e);
+    const error = await client.videos.waitForCompletion('vid_1', { ...FAST, waitTimeout: 200 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect((error as WaitTimeoutError).video).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(1_500);
@@ -158,7 +158,7 @@ describe('errors while polling', () => {
     const { server, client, job, polls } = await mock({ processingMs: 0 });
     const { id } = job();
     server.failNext({ path: `/v1/videos/${id}` }, { status: 503, times: 4 });
-    const video = await client.videos.waitForCompletion(id, { ...FAST, timeout: 20_000 });
+    const video = await client.videos.waitForCompletion(id, { ...FAST, waitTimeout: 20_000 });
     expect(video.status).toBe('COMPLETE');
     expect(polls(id)).toBe(5);
   }, 20_000);
@@ -203,8 +203,8 @@ describe('server poll hints', () => {
   it('refuses options that would poll in a tight loop', async () => {
     const { client } = await scripted(() => ({ body: video() }));
     await expect(client.videos.waitForCompletion('vid_1', { pollInterval: 0 })).rejects.toThrow(/pollInterval/);
-    await expect(client.videos.waitForCompletion('vid_1', { timeout: Number.NaN })).rejects.toThrow(/timeout/);
-    await expect(client.videos.waitForCompletion('vid_1', { timeout: 30 * 24 * 3_600_000 })).rejects.toThrow(/timeout/);
+    await expect(client.videos.waitForCompletion('vid_1', { waitTimeout: Number.NaN })).rejects.toThrow(/waitTimeout/);
+    await expect(client.videos.waitForCompletion('vid_1', { waitTimeout: 30 * 24 * 3_600_000 })).rejects.toThrow(/waitTimeout/);
   });
 });
 

@@ -1,3 +1,5 @@
+import { AvatarVideoError } from '../errors.js';
+
 /**
  * Build a request path from literal parts and parameters: `apiPath\`/v1/videos/${id}/content\``.
  * Each parameter is percent-encoded as one segment; `.`, `..` and empty values are refused, so an id
@@ -12,9 +14,9 @@ export function apiPath(strings: TemplateStringsArray, ...params: string[]): str
 }
 
 export function encodeSegment(value: string): string {
-  if (typeof value !== 'string') throw new TypeError(`Expected a string path parameter, got ${typeof value}.`);
+  if (typeof value !== 'string') throw new AvatarVideoError(`Expected a string path parameter, got ${typeof value}.`);
   if (value === '' || value === '.' || value === '..') {
-    throw new TypeError(`Invalid path parameter ${JSON.stringify(value)}: it must be a non-empty id.`);
+    throw new AvatarVideoError(`Invalid path parameter ${JSON.stringify(value)}: it must be a non-empty id.`);
   }
   return encodeURIComponent(value);
 }

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { NamedUpload, type Uploadable } from '../uploads.js';
+import { NamedUpload, type Uploadable, UploadInputError } from '../uploads.js';
 
 /**
  * An upload input opened for random-access reads (media probing) and for sending (as many times as a
@@ -44,11 +44,6 @@ function fileLike(name: string, type: string, size: number, stream: () => AsyncI
   return { name, type, size, lastModified: Date.now(), stream, [Symbol.toStringTag]: 'File' };
 }
 
-/** Thrown for inputs that cannot be an upload at all (a remote URL, a number, a missing file). */
-export class UploadInputError extends TypeError {
-  override name = 'UploadInputError';
-}
-
 function isNodeReadable(value: unknown): value is Readable {
   return (
     value instanceof Readable ||
@@ -61,6 +56,12 @@ function isNodeReadable(value: unknown): value is Readable {
 
 function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
   return typeof value === 'object' && value !== null && typeof (value as ReadableStream).getReader === 'function';
+}
+
+/** Whether an input can be read only once (a stream, named or not): a second reader would find it empty. */
+export function isOneShot(input: unknown): boolean {
+  if (input instanceof NamedUpload) return isOneShot(input.data);
+  return isNodeReadable(input) || isWebStream(input);
 }
 
 /** Open any {@link Uploadable} as a {@link LocalSource}. `fallbackName` names data that has no name of its own. */

@@ -12,8 +12,12 @@ export interface WaitOptions {
   pollInterval?: number;
   /** Longest computed delay between polls, in ms. A server hint (`Retry-After`) may ask for longer. @default 10000 */
   maxPollInterval?: number;
-  /** Give up after this many ms with `WaitTimeoutError`; the job keeps running on the service. @default 600000 (10 minutes) */
-  timeout?: number;
+  /**
+   * Deadline of the whole wait, in ms: then `WaitTimeoutError`, and the job keeps running on the service.
+   * Each poll is one request, bounded by the client's `timeout` (one attempt's time) as every request is.
+   * @default 600000 (10 minutes)
+   */
+  waitTimeout?: number;
   /** Stops the wait at once, during a poll or a sleep, with `APIUserAbortError`. @default undefined */
   signal?: AbortSignal;
   /**
@@ -70,7 +74,7 @@ function positive(value: number, name: string): number {
 export async function waitForVideo(client: AvatarVideo, id: string, options: WaitOptions = {}, initial?: Video): Promise<Video> {
   const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
   const maxPollInterval = Math.max(positive(options.maxPollInterval ?? 10_000, 'maxPollInterval'), pollInterval);
-  const timeout = positive(options.timeout ?? 600_000, 'timeout');
+  const timeout = positive(options.waitTimeout ?? 600_000, 'waitTimeout');
   const { signal, onProgress } = options;
   if (signal?.aborted) throw new APIUserAbortError('Wait was aborted.', { cause: signal.reason });
 

@@ -5,7 +5,7 @@ import { apiPath } from '../internal/path.js';
 import { followRedirects } from '../internal/redirect.js';
 import { header, throwForStatus, toConnectionError } from '../internal/transport.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
-import type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from '../lib/generate.js';
+import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
@@ -104,17 +104,22 @@ export class Videos {
    * wait; 401, 403 and 404 do.
    * @throws VideoFailedError when the job FAILED (`code`, `message`, `isRateLimited`).
    * @throws VideoCancelledError when the job was CANCELLED.
-   * @throws WaitTimeoutError after `timeout`, with the last state seen. The job keeps running.
+   * @throws WaitTimeoutError after `waitTimeout`, with the last state seen. The job keeps running.
    * @throws APIUserAbortError when `signal` fires.
    */
   waitForCompletion(id: string, options?: WaitOptions): Promise<Video> {
     return waitForVideo(this.client, id, options);
   }
 
-  /** `create`, then `waitForCompletion`. Its job errors (failed, cancelled, timed out) carry the video and so its id. */
+  /**
+   * `create`, then `waitForCompletion`. Its job errors (failed, cancelled, timed out) carry the video and so its id.
+   * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
+   * `waitTimeout` bounds the wait.
+   */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
-    const video = await this.create(params, { signal: options.signal, validate: options.validate });
-    return waitForVideo(this.client, video.id, options, video);
+    const { create, wait } = splitCreateAndWait(options);
+    const video = await this.create(params, create);
+    return waitForVideo(this.client, video.id, wait, video);
   }
 
   /**
@@ -135,10 +140,11 @@ export class Videos {
    * and `onProgress` has seen it, so `download(id, output)` can be tried again without paying twice.
    */
   async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
-    const { output, onDownloadProgress, ...waitOptions } = options;
-    const video = await this.createAndWait(params, waitOptions);
+    const { output, onDownloadProgress, ...createAndWait } = options;
+    const video = await this.createAndWait(params, createAndWait);
     try {
-      const { path, bytes } = await this.download(video, output, { signal: options.signal, onProgress: onDownloadProgress });
+      const { signal, timeout, maxRetries } = options;
+      const { path, bytes } = await this.download(video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });
       return { video, path, bytes };
     } catch (error) {
       this.client.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AvatarVideoError } from '../../src/errors.js';
 import { apiPath } from '../../src/internal/path.js';
 
 describe('apiPath', () => {
@@ -8,9 +9,10 @@ describe('apiPath', () => {
     expect(apiPath`v1/videos/${'vid 1'}`).toBe('v1/videos/vid%201');
   });
   it.each(['', '.', '..'])('rejects %j', (id) => {
-    expect(() => apiPath`v1/videos/${id}`).toThrow(TypeError);
+    expect(() => apiPath`v1/videos/${id}`).toThrow(AvatarVideoError);
   });
   it('rejects non-strings', () => {
     expect(() => apiPath`v1/videos/${42 as unknown as string}`).toThrow(/string/);
+    expect(() => apiPath`v1/videos/${42 as unknown as string}`).toThrow(AvatarVideoError);
   });
 });

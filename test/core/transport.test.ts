@@ -6,6 +6,7 @@ import {
   APIUserAbortError,
   AuthenticationError,
   AvatarVideo,
+  AvatarVideoError,
   BadRequestError,
   InternalServerError,
   RateLimitError,
@@ -259,7 +260,7 @@ describe('requests', () => {
     const { server, client } = await setup((_req, res) => json(res, 200, video()));
     await client.videos.retrieve('../admin?x=1');
     expect(server.requests[0]?.url).toBe('/v1/videos/..%2Fadmin%3Fx%3D1');
-    await expect(client.videos.retrieve('..')).rejects.toThrow(TypeError);
+    await expect(client.videos.retrieve('..')).rejects.toThrow(AvatarVideoError);
   });
 
   it('keeps a base path prefix', async () => {

@@ -1,6 +1,10 @@
-import { copyFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import type { RequestOptions } from '../../client.js';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
 import { openSource } from '../../internal/source.js';
 import type { Videos } from '../../resources/videos.js';
@@ -12,10 +16,21 @@ import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
 import { joinVideos } from './join-videos.js';
 import { type LongManifest, ManifestWriter, readManifest, type SegmentRecord, sha256File } from './manifest.js';
+import { pinOneShotInputs } from './pin-inputs.js';
 import { splitAudio } from './split-audio.js';
 
-/** Options of `videos.generateLong`. Wait options (`pollInterval`, `timeout`, ...) apply to each segment's job. */
-export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress'> {
+/**
+ * Options of `videos.generateLong`. The wait options (`pollInterval`, `maxPollInterval`, `waitTimeout`) apply to
+ * each segment's job; the request options (`timeout`, `maxRetries`, `maxRetryDelay`, `headers`) to each request,
+ * as on `create`; `signal` stops the whole run.
+ */
+export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'waitTimeout'>, Omit<RequestOptions, 'signal'> {
+  /**
+   * Deadline of each segment's wait, in ms, not of the whole run (segments wait side by side, and a rerun
+   * resumes them). For a deadline on the whole run, pass `signal: AbortSignal.timeout(ms)`.
+   * @default 600000 (10 minutes)
+   */
+  waitTimeout?: number;
   /** Where to save the joined MP4. Written to a temporary file and renamed into place. */
   output: string;
   /** Segments generated at once. @default 3 */
@@ -75,17 +90,34 @@ const JOIN_SHARE = 0.1;
 
 /** @internal The engine of `videos.generateLong`. */
 export async function generateLong(videos: Videos, params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
+  // Streams are read twice below (checked, then split or uploaded): spool them once first.
+  const pinned = await pinOneShotInputs(params);
+  try {
+    return await generatePinned(videos, pinned.params, options);
+  } finally {
+    await pinned.dispose();
+  }
+}
+
+async function generatePinned(videos: Videos, params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
   const { output, concurrency = 3, maxSegmentSeconds = 60, maxSegmentAttempts = 2, keepWorkDir = false, onProgress, signal } = options;
   const waitOptions: WaitOptions = {
     pollInterval: options.pollInterval,
     maxPollInterval: options.maxPollInterval,
+    waitTimeout: options.waitTimeout,
+    signal,
+  };
+  const requestOptions: RequestOptions = {
     timeout: options.timeout,
+    maxRetries: options.maxRetries,
+    maxRetryDelay: options.maxRetryDelay,
+    headers: options.headers,
     signal,
   };
   // Formats and the visual reference are checked once; the audio may be as long as it likes here.
   const checked = await validateCreateParams(params, { maxAudioSeconds: Number.POSITIVE_INFINITY });
   if ((checked.audio.durationSeconds ?? 0) <= maxSegmentSeconds) {
-    const { video, path, bytes } = await videos.generate(params, { ...waitOptions, output });
+    const { video, path, bytes } = await videos.generate(params, { ...requestOptions, ...waitOptions, output });
     onProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
     return { path, bytes, durationSeconds: checked.audio.durationSeconds ?? 0, segments: [video] };
   }
@@ -96,6 +128,11 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
   const visualField = params.video_reference !== undefined ? 'video_reference' : 'image_reference';
   const audioPath = await materialise(params.audio_reference, join(workDir, 'input-audio'));
   const visualPath = await materialise(params[visualField] as Uploadable, join(workDir, 'input-visual'));
+  const model = params.model ? { model: params.model } : {};
+  const segmentParams = (audio: string): VideoCreateParams =>
+    visualField === 'video_reference'
+      ? { audio_reference: audio, video_reference: visualPath, ...model }
+      : { audio_reference: audio, image_reference: visualPath, ...model };
   const input: LongManifest['input'] = {
     audioSha256: await sha256File(audioPath),
     visualSha256: await sha256File(visualPath),
@@ -160,15 +197,12 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
   const live = new Map<number, number>();
   const runSegment = async (segment: SegmentRecord): Promise<Video> => {
     if (segment.status === 'downloaded' && segment.jobId && (await sizeMatches(join(workDir, segment.video ?? ''), segment.bytes))) {
-      return videos.retrieve(segment.jobId, { signal });
+      return videos.retrieve(segment.jobId, requestOptions);
     }
     for (;;) {
       if (signal?.aborted) throw new APIUserAbortError('Generation was aborted.', { cause: signal.reason });
       if (segment.jobId === null) {
-        const created = await videos.create(
-          { audio_reference: join(workDir, segment.audio), [visualField]: visualPath, ...(params.model ? { model: params.model } : {}) },
-          { signal },
-        );
+        const created = await videos.create(segmentParams(join(workDir, segment.audio)), requestOptions);
         segment.jobId = created.id;
         segment.status = 'created';
         await writer.save();
@@ -184,7 +218,7 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
         });
         const file = join(workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
         await mkdir(dirname(file), { recursive: true });
-        const saved = await videos.download(video, file, { signal });
+        const saved = await videos.download(video, file, { signal, timeout: options.timeout, maxRetries: options.maxRetries });
         Object.assign(segment, { status: 'downloaded', video: relative(workDir, file), bytes: saved.bytes });
         await writer.save();
         live.delete(segment.index);
@@ -245,7 +279,8 @@ async function materialise(input: Uploadable, target: string): Promise<string> {
     if (source.path) {
       await copyFile(source.path, target);
     } else {
-      await writeFile(target, await source.read(0, source.size));
+      // A Blob may be file-backed and large: stream it rather than read it whole.
+      await pipeline(Readable.from(source.toFile(basename(target), '').stream()), createWriteStream(target));
     }
   } finally {
     await source.dispose();

@@ -53,10 +53,19 @@ export async function readManifest(workDir: string): Promise<LongManifest | unde
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const manifest = JSON.parse(text) as LongManifest;
-  if (manifest.version !== 1 || !Array.isArray(manifest.segments)) {
-    throw new AvatarVideoError(`${join(workDir, MANIFEST_NAME)} is not a manifest this SDK understands; use another workDir.`);
+  const unreadable = (why: string, cause?: unknown) =>
+    new AvatarVideoError(
+      `${join(workDir, MANIFEST_NAME)} ${why}; use another workDir, or remove that folder to start over (jobs it names are not resumed then).`,
+      { cause },
+    );
+  let manifest: LongManifest;
+  try {
+    manifest = JSON.parse(text) as LongManifest;
+  } catch (error) {
+    // A truncated or hand-edited file: say which file, not just "Unexpected end of JSON input".
+    throw unreadable('is not valid JSON', error);
   }
+  if (manifest?.version !== 1 || !Array.isArray(manifest.segments)) throw unreadable('is not a manifest this SDK understands');
   return manifest;
 }
 

@@ -3,17 +3,35 @@ import { type LocalSource, openSource } from '../../internal/source.js';
 import type { VideoModel } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
 
-/** Parameters of `videos.create`: the driving audio and exactly one visual reference. */
-export interface VideoCreateParams {
+interface CreateParamsBase {
   /** Driving audio: WAV or MP3, 1 to 60 s. */
   audio_reference: Uploadable;
-  /** Appearance image: JPEG or PNG. Exactly one of `image_reference` and `video_reference`. */
-  image_reference?: Uploadable;
-  /** Appearance video: MP4 or MOV, 10 to 60 s. A gated preview. */
-  video_reference?: Uploadable;
   /** Model name. @default 'service-avatar-x' (the service's default) */
   model?: VideoModel;
 }
+
+/** Create from a still image (`image_to_video`). */
+export interface ImageToVideoParams extends CreateParamsBase {
+  /** Appearance image: JPEG or PNG. */
+  image_reference: Uploadable;
+  /** Not with an image: send exactly one visual reference. */
+  video_reference?: never;
+}
+
+/** Create from a video of the person (`video_to_video`), a gated preview. */
+export interface VideoToVideoParams extends CreateParamsBase {
+  /** Appearance video: MP4 or MOV, 10 to 60 s. */
+  video_reference: Uploadable;
+  /** Not with a video: send exactly one visual reference. */
+  image_reference?: never;
+}
+
+/**
+ * Parameters of `videos.create` (and of every method that creates): the driving audio and exactly one
+ * visual reference, `image_reference` or `video_reference`. Neither, or both, does not compile; from
+ * JavaScript it fails local validation before any upload.
+ */
+export type VideoCreateParams = ImageToVideoParams | VideoToVideoParams;
 
 export const FILE_FIELDS = ['audio_reference', 'image_reference', 'video_reference'] as const;
 

@@ -1,0 +1,89 @@
+/**
+ * What a user's first type errors must be. Compiled by test/types.test.ts (and by `npm run typecheck`):
+ * each `@ts-expect-error` line must be an error, or tsc reports the directive as unused and the suite fails.
+ * Nothing here runs.
+ */
+import {
+  type AvatarVideo,
+  type AvatarVideoError,
+  type CreateAndWaitOptions,
+  type GenerateLongOptions,
+  type GenerateOptions,
+  type ImageToVideoParams,
+  UploadInputError,
+  type Video,
+  type VideoCreateParams,
+  type VideoStatus,
+  type VideoToVideoParams,
+  validateCreateParams,
+  type WaitOptions,
+} from 'avatar-video';
+
+declare const client: AvatarVideo;
+declare const video: Video;
+declare const stream: import('node:stream').Readable;
+
+// --- create parameters: exactly one of image_reference / video_reference -----------------------------
+
+export const fromImage: VideoCreateParams = { audio_reference: 'talk.wav', image_reference: 'me.png' };
+export const fromVideo: VideoCreateParams = { audio_reference: stream, video_reference: 'me.mp4', model: 'service-avatar-x' };
+export const narrowed: ImageToVideoParams | VideoToVideoParams = fromImage;
+
+// @ts-expect-error neither visual reference
+export const neither: VideoCreateParams = { audio_reference: 'talk.wav' };
+// @ts-expect-error both visual references
+export const both: VideoCreateParams = { audio_reference: 'talk.wav', image_reference: 'me.png', video_reference: 'me.mp4' };
+// @ts-expect-error no audio
+export const silent: VideoCreateParams = { image_reference: 'me.png' };
+
+export async function everyMethodTakesTheUnion(): Promise<void> {
+  // @ts-expect-error create: neither
+  await client.videos.create({ audio_reference: 'talk.wav' });
+  // @ts-expect-error createAndWait: both
+  await client.videos.createAndWait({ audio_reference: 'talk.wav', image_reference: 'me.png', video_reference: 'me.mp4' });
+  // @ts-expect-error generate: neither
+  await client.videos.generate({ audio_reference: 'talk.wav' }, { output: 'out.mp4' });
+  // @ts-expect-error generateLong: both
+  await client.videos.generateLong({ audio_reference: 'a.wav', image_reference: 'i.png', video_reference: 'v.mp4' }, { output: 'o.mp4' });
+  // @ts-expect-error validateCreateParams: neither
+  await validateCreateParams({ audio_reference: 'talk.wav' });
+}
+
+// --- Video lists the spec's fields; VideoStatus completes the four and accepts others ------------------
+
+export const status: VideoStatus = video.status;
+export const progress: number | null | undefined = video.progress;
+export const code: string | undefined = video.error?.code;
+// @ts-expect-error a misspelt field does not compile
+export const misspelt = video.staus;
+// @ts-expect-error nor does a field the spec does not have
+export const invented = video.url;
+// A field the service adds later is kept at runtime and read with a cast.
+export const later = (video as Record<string, unknown>).new_field;
+
+export const future: VideoStatus = 'QUEUED';
+// The four known statuses are literal members of the union (what editors complete), not just `string`.
+type KnownStatus = Extract<VideoStatus, 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED'>;
+export const known: KnownStatus[] = ['PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'];
+// @ts-expect-error a known status is one of the four literals
+export const notKnown: KnownStatus = 'QUEUED';
+
+// --- one meaning per option name ---------------------------------------------------------------------
+
+export const wait: WaitOptions = { waitTimeout: 600_000, pollInterval: 2_000 };
+// @ts-expect-error the wait's deadline is `waitTimeout`; `timeout` is one request's time
+export const oldWait: WaitOptions = { timeout: 600_000 };
+// A large video reference gets a longer upload timeout while the wait keeps its own deadline.
+export const createAndWait: CreateAndWaitOptions = {
+  timeout: 300_000,
+  maxRetries: 0,
+  maxRetryDelay: 5_000,
+  headers: { 'x-trace': '1' },
+  waitTimeout: 900_000,
+};
+export const generate: GenerateOptions = { output: 'out.mp4', timeout: 300_000, waitTimeout: 900_000 };
+export const long: GenerateLongOptions = { output: 'long.mp4', timeout: 300_000, waitTimeout: 900_000, concurrency: 2 };
+
+// --- every error the SDK throws is an AvatarVideoError ---------------------------------------------------
+
+export const uploadError: AvatarVideoError = new UploadInputError('not a file');
