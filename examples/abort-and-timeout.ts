@@ -24,8 +24,8 @@ try {
     console.log(`1. stopped waiting for ${id}; the job carries on`);
   });
 
-  // 2. `timeout` bounds the whole wait; the error carries the last state seen. Waiting again is free.
-  const stillRunning = await client.videos.waitForCompletion(id, { timeout: 300, pollInterval: 100 }).catch((error) => {
+  // 2. `waitTimeout` bounds the whole wait; the error carries the last state seen. Waiting again is free.
+  const stillRunning = await client.videos.waitForCompletion(id, { waitTimeout: 300, pollInterval: 100 }).catch((error) => {
     if (!(error instanceof WaitTimeoutError)) throw error;
     console.log(`2. gave up after ${error.timeout} ms; last seen ${error.video?.status} at ${error.video?.progress}%`);
     return client.videos.waitForCompletion(id, { pollInterval: 250 });

@@ -116,7 +116,7 @@ const cases: Array<[expected: new (...args: never[]) => Error, trigger: () => Pr
       return client.videos.createAndWait({ audio_reference: audio, image_reference: image }, { pollInterval: 100 });
     },
   ],
-  [WaitTimeoutError, async () => client.videos.waitForCompletion((await processing()).id, { timeout: 100, pollInterval: 50 })],
+  [WaitTimeoutError, async () => client.videos.waitForCompletion((await processing()).id, { waitTimeout: 100, pollInterval: 50 })],
   [VideoNotReadyError, async () => client.videos.download((await processing()).id, 'never-written.mp4')],
   [APIConnectionError, () => new AvatarVideo({ apiKey: 'k', baseURL: 'http://127.0.0.1:9', maxRetries: 0 }).videos.retrieve('vid_1')],
   [APIUserAbortError, () => client.videos.retrieve('vid_1', { signal: AbortSignal.abort() })],

@@ -9,7 +9,7 @@ import type { Session } from './session.js';
 export async function generateLong(
   client: AvatarVideo,
   params: VideoCreateParams,
-  options: { output: string; timeout?: number | undefined },
+  options: { output: string; waitTimeout?: number | undefined },
   session: Session,
 ): Promise<GenerateLongResult> {
   const seen = new Map<number, string>();

@@ -29,7 +29,7 @@ export function registerGenerate(program: Command, session: Session): void {
       for (const warning of inputs.checked.warnings) session.warn(warning);
       const output = flags.output ?? defaultOutput(flags.audio as string);
       if (inputs.long) {
-        const made = await generateLong(client, inputs.params, { output, timeout: flags.timeout }, session);
+        const made = await generateLong(client, inputs.params, { output, waitTimeout: flags.timeout }, session);
         session.result(made, [
           `saved ${made.path} (${formatBytes(made.bytes)}, ${made.durationSeconds.toFixed(1)} s) from ${made.segments.length} segments`,
         ]);
@@ -37,7 +37,7 @@ export function registerGenerate(program: Command, session: Session): void {
       }
       const made = await client.videos.generate(await countUploads(inputs.params, uploadMeter(session)), {
         output,
-        timeout: flags.timeout,
+        waitTimeout: flags.timeout,
         signal: session.signal,
         onProgress: renderProgress(session),
         onDownloadProgress: downloadProgress(session),

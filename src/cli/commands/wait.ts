@@ -12,7 +12,7 @@ export function registerWait(program: Command, session: Session): void {
     .option('--timeout <seconds>', 'stop waiting after this long; the job keeps running (default: 600)', secondsToMs)
     .action(async (id: string, flags: { timeout?: number }) => {
       const video = await session.client().videos.waitForCompletion(id, {
-        timeout: flags.timeout,
+        waitTimeout: flags.timeout,
         signal: session.signal,
         onProgress: renderProgress(session),
       });

@@ -14,7 +14,7 @@ import { joinVideos } from './join-videos.js';
 import { type LongManifest, ManifestWriter, readManifest, type SegmentRecord, sha256File } from './manifest.js';
 import { splitAudio } from './split-audio.js';
 
-/** Options of `videos.generateLong`. Wait options (`pollInterval`, `timeout`, ...) apply to each segment's job. */
+/** Options of `videos.generateLong`. Wait options (`pollInterval`, `waitTimeout`, ...) apply to each segment's job. */
 export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress'> {
   /** Where to save the joined MP4. Written to a temporary file and renamed into place. */
   output: string;
@@ -79,7 +79,7 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
   const waitOptions: WaitOptions = {
     pollInterval: options.pollInterval,
     maxPollInterval: options.maxPollInterval,
-    timeout: options.timeout,
+    waitTimeout: options.waitTimeout,
     signal,
   };
   // Formats and the visual reference are checked once; the audio may be as long as it likes here.
