@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, estimateFinish, type PollObservation, planNextPoll } from '../src/lib/poll-schedule.js';
+import {
+  backoffDelay,
+  EMPTY_HISTORY,
+  estimateFinish,
+  type PollObservation,
+  planNextPoll,
+  planPoll,
+  recordPoll,
+} from '../src/lib/poll-schedule.js';
 
 const DEFAULTS = { pollInterval: 2_000, maxPollInterval: 10_000 };
 const NEAR_GAP = DEFAULTS.pollInterval / 4;
@@ -135,6 +143,15 @@ describe('planNextPoll on synthetic progress', () => {
     const plan = planNextPoll(series, 12_000, DEFAULTS, () => 0);
     expect(plan.finishAt).toBeUndefined();
     expect(plan.delay).toBeGreaterThanOrEqual(DEFAULTS.pollInterval);
+  });
+
+  it('remembers a few progress values, not every poll, and weighs dense polls like sparse ones', () => {
+    // A poll every 50 ms (as a server hint might ask) on a job moving one point every 3 s.
+    const dense = Array.from({ length: 5_000 }, (_, i) => ({ at: i * 50, progress: Math.floor(i / 60) }));
+    const history = dense.reduce(recordPoll, EMPTY_HISTORY);
+    expect(history.runs.length).toBeLessThanOrEqual(5);
+    expect(history.finishAt).toBeCloseTo(300_000, -4);
+    expect(planNextPoll(dense, 250_000, DEFAULTS, () => 0)).toEqual(planPoll(history, 250_000, DEFAULTS, () => 0));
   });
 });
 

@@ -5,7 +5,7 @@ import { parseRetryAfter, shouldRetry } from '../internal/retry.js';
 import { describeFailure, header, type RawResponse } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from './errors.js';
-import { backoffDelay, type PollObservation, type PollPlan, planNextPoll } from './poll-schedule.js';
+import { backoffDelay, EMPTY_HISTORY, type PollHistory, type PollPlan, planPoll, recordPoll } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
 export interface WaitProgress {
@@ -114,7 +114,7 @@ interface Wait {
   controller: AbortController;
   signal: AbortSignal | undefined;
   onProgress: WaitOptions['onProgress'];
-  observations: PollObservation[];
+  history: PollHistory;
   reported: string | undefined;
   last: Video | undefined;
   lastError: unknown;
@@ -143,10 +143,16 @@ export async function waitForVideo(
   const forwardAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', forwardAbort, { once: true });
   const wait: Wait = {
-    ...{ client, id, clock, waitTimeout, controller, signal, onProgress },
+    client,
+    id,
+    clock,
+    waitTimeout,
+    controller,
+    signal,
+    onProgress,
     schedule: { pollInterval, maxPollInterval },
     deadline: clock.now() + waitTimeout,
-    observations: [],
+    history: EMPTY_HISTORY,
     reported: undefined,
     last: undefined,
     lastError: undefined,
@@ -208,9 +214,9 @@ function settleOrPlan(wait: Wait, video: Video, seenAt: number): PollPlan | unde
   wait.last = video;
   const running = video.status !== 'COMPLETE' && video.status !== 'FAILED' && video.status !== 'CANCELLED';
   // PROCESSING, or a status this SDK does not know yet: keep polling.
-  if (running) wait.observations.push({ at: seenAt, progress: video.progress });
+  if (running) wait.history = recordPoll(wait.history, { at: seenAt, progress: video.progress });
   const now = wait.clock.now();
-  const plan = running ? planNextPoll(wait.observations, now, wait.schedule, wait.clock.random) : undefined;
+  const plan = running ? planPoll(wait.history, now, wait.schedule, wait.clock.random) : undefined;
   const state = `${video.status}/${video.progress ?? ''}`;
   if (state !== wait.reported) {
     wait.reported = state;
