@@ -19,7 +19,9 @@ try {
     { audio_reference: new URL('speech.wav', media), image_reference: new URL('portrait.png', media) },
     {
       output: 'out.mp4',
-      onProgress: (job) => console.log(`${job.id} ${job.status} ${job.progress ?? 0}%`),
+      // etaSeconds: the wait's estimate from how progress has moved (undefined until it has, 0 when done).
+      onProgress: (job, { etaSeconds }) =>
+        console.log(`${job.id} ${job.status} ${job.progress ?? 0}%${etaSeconds ? `, ~${Math.ceil(etaSeconds)} s left` : ''}`),
     },
   );
   console.log(`saved ${path} (${bytes} bytes, ${video.aspect_ratio}) from video ${video.id}`);

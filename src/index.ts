@@ -22,7 +22,7 @@ export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams } from '
 export { type ProbeOptions, probeMedia } from './lib/media/probe.js';
 export type { MediaFormat, MediaInfo, MediaIssueCode, MediaValidationIssue } from './lib/media/types.js';
 export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
-export type { WaitOptions } from './lib/wait.js';
+export type { WaitOptions, WaitProgress } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
 export type { CreateOptions, VideoContent, Videos } from './resources/videos.js';
 export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoError, type VideoModel, type VideoStatus } from './schemas.js';

@@ -8,7 +8,7 @@ import { type MockServer, startMockServer } from '../src/testing/index.js';
 const JOBS = 1_000;
 // The mock answers several hundred polls a second in this process; these values give each job a handful.
 const PROCESSING_MS = 3_000;
-const WAIT = { pollInterval: 250, maxPollInterval: 1_000, timeout: 40_000 };
+const WAIT = { pollInterval: 250, maxPollInterval: 1_000, waitTimeout: 40_000 };
 const WARMUP = 200; // enough at once to open every pooled connection before measuring
 const MB = 1 << 20;
 

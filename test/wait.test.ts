@@ -13,7 +13,7 @@ import {
   VideoFailedError,
   WaitTimeoutError,
 } from '../src/index.js';
-import { nextPollDelay, pollHint } from '../src/lib/wait.js';
+import { hintedDelay, pollHint, type WaitClock, type WaitOptions, waitForVideo } from '../src/lib/wait.js';
 import { type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 
@@ -53,21 +53,54 @@ async function until(condition: () => boolean) {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
+/**
+ * Virtual time for a wait: `sleep` moves the clock (and calls `onSleep`, e.g. to move the mock's clock
+ * along) and fires the deadline when it is due. Polls take no virtual time.
+ */
+function virtualClock(onSleep: (ms: number) => void = () => {}) {
+  let now = 0;
+  const sleeps: number[] = [];
+  const timers = new Set<{ at: number; fire: () => void }>();
+  const clock: WaitClock = {
+    now: () => now,
+    sleep: async (ms, signal) => {
+      sleeps.push(ms);
+      now += ms;
+      onSleep(ms);
+      for (const timer of [...timers].filter((t) => t.at <= now)) {
+        timers.delete(timer);
+        timer.fire();
+      }
+      if (signal.aborted) throw new APIUserAbortError('Request was aborted.', { cause: signal.reason });
+    },
+    after: (ms, fire) => {
+      const timer = { at: now + ms, fire };
+      timers.add(timer);
+      return () => timers.delete(timer);
+    },
+    random: () => 0,
+  };
+  return { clock, sleeps, now: () => now };
+}
+
+/** `waitForCompletion` on a virtual clock. */
+function waitVirtually(client: AvatarVideo, id: string, clock: WaitClock, options: WaitOptions = {}) {
+  return waitForVideo(client, id, options, undefined, clock);
+}
+
 describe('terminal states', () => {
   it('returns the COMPLETE video, reporting only changes of status or progress', async () => {
-    const { server, client, job, polls } = await mock();
+    const { server, client, job } = await mock({ processingMs: 5_000 });
     const { id } = job();
+    const { clock } = virtualClock((ms) => server.advance(ms));
     const seen: string[] = [];
-    const done = client.videos.waitForCompletion(id, { ...FAST, onProgress: (v) => seen.push(`${v.status} ${v.progress}`) });
-    await until(() => polls(id) >= 3);
-    server.advance(750);
-    await until(() => seen.length >= 2);
-    const pollsAtHalf = polls(id);
-    await until(() => polls(id) >= pollsAtHalf + 3);
-    server.advance(1_000);
-    const video = await done;
+    const video = await waitVirtually(client, id, clock, { onProgress: (v) => seen.push(`${v.status} ${v.progress}`) });
     expect(video).toMatchObject({ id, status: 'COMPLETE', progress: 100 });
-    expect(seen).toEqual(['PROCESSING 0', 'PROCESSING 50', 'COMPLETE 100']);
+    expect(seen[0]).toBe('PROCESSING 0');
+    expect(seen.at(-1)).toBe('COMPLETE 100');
+    expect(new Set(seen).size).toBe(seen.length);
+    const progress = seen.map((line) => Number(line.split(' ')[1]));
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
   });
 
   it('throws VideoFailedError with the code and message, recognising a rate limit', async () => {
@@ -94,51 +127,81 @@ describe('terminal states', () => {
 
   it('keeps polling an unknown status, backing off instead of looping', async () => {
     const statuses = ['QUEUED', 'QUEUED', 'QUEUED', 'QUEUED', 'QUEUED', 'COMPLETE'];
-    const { client, times } = await scripted((n) => ({ body: video('vid_1', { status: statuses[n] ?? 'COMPLETE' }) }));
-    const result = await client.videos.waitForCompletion('vid_1', { pollInterval: 40, maxPollInterval: 1_000 });
+    const { client, times } = await scripted((n) => ({ body: video('vid_1', { status: statuses[n] ?? 'COMPLETE', progress: null }) }));
+    const { clock, sleeps } = virtualClock();
+    const result = await waitVirtually(client, 'vid_1', clock, { pollInterval: 40, maxPollInterval: 1_000 });
     expect(result.status).toBe('COMPLETE');
     expect(times).toHaveLength(6);
-    const gaps = times.slice(1).map((time, i) => time - (times[i] as number));
-    // 40 ms growing by 1.5x, each shortened by at most 25% jitter.
-    const floors = gaps.map((_, i) => 40 * 1.5 ** i * 0.75 - 2);
-    expect(gaps.every((gap, i) => gap >= (floors[i] as number))).toBe(true);
-    expect(gaps.at(-1)).toBeGreaterThan(gaps[0] as number);
+    // 40 ms growing by 1.5x (no jitter: the virtual clock's random() is 0).
+    expect(sleeps).toEqual([40, 60, 90, 135, 203]);
+  });
+});
+
+describe('scheduling from progress', () => {
+  /** A job of `ms` on the virtual clock, progress linear in time (or null), answered over a real socket. */
+  async function timedJob(ms: number, progress: 'linear' | 'null') {
+    const { clock, sleeps, now } = virtualClock();
+    const { client, times } = await scripted(() => {
+      const elapsed = now();
+      if (elapsed >= ms) return { body: video('vid_1', { status: 'COMPLETE', progress: 100 }) };
+      return { body: video('vid_1', { progress: progress === 'null' ? null : Math.floor((elapsed / ms) * 100) }) };
+    });
+    return { client, clock, sleeps, now, polls: () => times.length };
+  }
+
+  it('sees a job with linear progress finish within a quarter pollInterval, with a third of the polls of a 1 s poller', async () => {
+    const { client, clock, now, polls } = await timedJob(60_000, 'linear');
+    const reports: Array<{ progress: number | null | undefined; eta: number | undefined }> = [];
+    const done = await waitVirtually(client, 'vid_1', clock, {
+      onProgress: (v, { etaSeconds }) => reports.push({ progress: v.progress, eta: etaSeconds }),
+    });
+    expect(done.status).toBe('COMPLETE');
+    expect(now() - 60_000).toBeGreaterThanOrEqual(0);
+    expect(now() - 60_000).toBeLessThanOrEqual(500);
+    expect(polls()).toBeLessThan(60 / 3);
+    // The estimate is there once progress has moved, points at the real end, and is 0 when COMPLETE.
+    expect(reports[0]?.eta).toBeUndefined();
+    const midway = reports.find((r) => (r.progress ?? 0) >= 40 && r.eta !== undefined);
+    expect(midway?.eta).toBeCloseTo(60 - ((midway?.progress ?? 0) / 100) * 60 - 0.3, -1);
+    expect(reports.at(-1)).toEqual({ progress: 100, eta: 0 });
+  });
+
+  it('backs off as before when progress is null, with no estimate', async () => {
+    const { client, clock, sleeps } = await timedJob(30_000, 'null');
+    const etas: Array<number | undefined> = [];
+    await waitVirtually(client, 'vid_1', clock, { onProgress: (_, { etaSeconds }) => etas.push(etaSeconds) });
+    expect(sleeps).toEqual([2_000, 3_000, 4_500, 6_750, 10_000, 10_000]);
+    expect(etas).toEqual([undefined, 0]);
   });
 });
 
 describe('deadline and abort', () => {
-  it('throws WaitTimeoutError with the last video seen when the deadline passes', async () => {
-    const { client, job } = await mock();
-    const { id } = job();
-    const started = performance.now();
-    const error = await client.videos.waitForCompletion(id, { ...FAST, waitTimeout: 150 }).catch((e: unknown) => e);
-    const elapsed = performance.now() - started;
+  it('throws WaitTimeoutError with the last video seen when the deadline passes, sleeping no further than it', async () => {
+    const { client } = await scripted(() => ({ body: video('vid_1', { progress: null }) }));
+    const { clock, sleeps, now } = virtualClock();
+    const error = await waitVirtually(client, 'vid_1', clock, { waitTimeout: 30_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
-    expect(error).toMatchObject({ timeout: 150, video: { id, status: 'PROCESSING' } });
-    expect(elapsed).toBeGreaterThanOrEqual(145);
-    expect(elapsed).toBeLessThan(1_000);
+    expect(error).toMatchObject({ timeout: 30_000, video: { id: 'vid_1', status: 'PROCESSING' } });
+    expect(now()).toBe(30_000);
+    expect(sleeps.at(-1)).toBeLessThan(10_000);
   });
 
   it('ends at the deadline even while a poll hangs (the poll timeout never exceeds what is left)', async () => {
     const { client } = await scripted(() => 'hang');
-    const started = performance.now();
     const error = await client.videos.waitForCompletion('vid_1', { ...FAST, waitTimeout: 200 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect((error as WaitTimeoutError).video).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(1_500);
   });
 
   it('stops at once when aborted during a sleep', async () => {
-    const { client, job, polls } = await mock();
-    const { id } = job();
+    const { client, times } = await scripted(() => ({ body: video('vid_1', { progress: null }) }));
     const controller = new AbortController();
-    const done = client.videos.waitForCompletion(id, { pollInterval: 10_000, signal: controller.signal });
-    await until(() => polls(id) === 1);
-    const aborted = performance.now();
+    // A sleep of a minute (and no server hint): only the abort can end this wait before the test times out.
+    const done = client.videos.waitForCompletion('vid_1', { pollInterval: 60_000, signal: controller.signal });
+    await until(() => times.length === 1);
     controller.abort();
     await expect(done).rejects.toBeInstanceOf(APIUserAbortError);
-    expect(performance.now() - aborted).toBeLessThan(200);
-    expect(polls(id)).toBe(1);
+    expect(times).toHaveLength(1);
   });
 
   it('stops at once when aborted during a poll, and sends nothing when already aborted', async () => {
@@ -178,23 +241,33 @@ describe('errors while polling', () => {
 });
 
 describe('server poll hints', () => {
-  it.each(['retry-after', 'x-poll-after'])('waits as long as %s asks', async (name) => {
+  /** A job that is PROCESSING on the first poll, answered with `headers`, and COMPLETE after. */
+  async function hinted(headers: Record<string, string>) {
     const { client, times } = await scripted((n) => ({
       body: video('vid_1', { status: n === 0 ? 'PROCESSING' : 'COMPLETE' }),
-      headers: n === 0 ? { [name]: '1' } : {},
+      headers: n === 0 ? headers : {},
     }));
-    await client.videos.waitForCompletion('vid_1', FAST);
+    const { clock, sleeps } = virtualClock();
+    await waitVirtually(client, 'vid_1', clock);
     expect(times).toHaveLength(2);
-    expect((times[1] as number) - (times[0] as number)).toBeGreaterThanOrEqual(995);
+    return sleeps;
+  }
+
+  it.each(['retry-after', 'x-poll-after'])('waits as long as %s asks, longer than maxPollInterval', async (name) => {
+    expect(await hinted({ [name]: '12' })).toEqual([12_000]);
   });
 
-  it('computes delays with jitter, backoff caps and hint floors', () => {
-    expect(nextPollDelay(1_000, undefined, 100, () => 0)).toBe(1_000);
-    expect(nextPollDelay(1_000, undefined, 100, () => 1)).toBe(750);
-    expect(new Set([0.1, 0.5, 0.9].map((r) => nextPollDelay(1_000, undefined, 100, () => r))).size).toBe(3);
-    expect(nextPollDelay(1_000, 5_000, 100, () => 0)).toBe(5_000);
-    expect(nextPollDelay(1_000, 5_000, 100, () => 1)).toBe(5_500);
-    expect(nextPollDelay(1_000, 0, 100, () => 0)).toBe(100);
+  it('waits as little as the server asks, below pollInterval, but never under 50 ms', async () => {
+    expect(await hinted({ 'x-poll-after': '0.2' })).toEqual([200]);
+    expect(await hinted({ 'x-poll-after': '0' })).toEqual([50]);
+    expect(await hinted({ 'retry-after': '0' })).toEqual([50]);
+  });
+
+  it('stretches hints by up to a tenth, and reads them from either header', () => {
+    expect(hintedDelay(5_000, () => 0)).toBe(5_000);
+    expect(hintedDelay(5_000, () => 1)).toBe(5_500);
+    expect(hintedDelay(120, () => 0)).toBe(120);
+    expect(hintedDelay(10, () => 0)).toBe(50);
     expect(pollHint({ 'retry-after': '2' })).toBe(2_000);
     expect(pollHint({ 'x-poll-after': '0.5' })).toBe(500);
     expect(pollHint({ 'retry-after': 'soon' })).toBeUndefined();
@@ -225,9 +298,17 @@ describe('createAndWait and generate', () => {
     const dir = await mkdtemp(join(tmpdir(), 'avatar-generate-'));
     closers.push(() => rm(dir, { recursive: true, force: true }));
     const seen: Video[] = [];
+    const etas: Array<number | undefined> = [];
     const result = await client.videos.generate(
       { audio_reference: AUDIO, image_reference: IMAGE },
-      { output: join(dir, 'out.mp4'), ...FAST, onProgress: (v) => seen.push(v) },
+      {
+        output: join(dir, 'out.mp4'),
+        ...FAST,
+        onProgress: (v, { etaSeconds }) => {
+          seen.push(v);
+          etas.push(etaSeconds);
+        },
+      },
     );
     expect(result.video.status).toBe('COMPLETE');
     expect(result.path).toBe(join(dir, 'out.mp4'));
@@ -237,6 +318,7 @@ describe('createAndWait and generate', () => {
     const streamed = Buffer.concat(await (await client.videos.content(result.video.id)).body.toArray());
     expect(saved.equals(streamed)).toBe(true);
     expect(seen[0]?.id).toBe(result.video.id);
+    expect(etas.at(-1)).toBe(0);
     expect(server.requests.filter((r) => r.origin === 'cdn').every((r) => !r.hasApiKey)).toBe(true);
   });
 });

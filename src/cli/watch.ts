@@ -1,4 +1,4 @@
-import type { DownloadProgress, Video } from '../index.js';
+import type { DownloadProgress, Video, WaitProgress } from '../index.js';
 import { UploadMeter } from './counted-file.js';
 import type { Session } from './session.js';
 
@@ -9,8 +9,16 @@ export const uploadMeter = (session: Session): UploadMeter =>
 
 export const renderProgress =
   (session: Session) =>
-  (video: Video): void =>
-    session.progress.update('render', video.progress ?? 0, 100, video.status);
+  (video: Video, { etaSeconds }: WaitProgress = {}): void =>
+    session.progress.update('render', video.progress ?? 0, 100, withEta(video.status, etaSeconds));
+
+/** `PROCESSING, ~1 min 5 s left` while the wait has an estimate; the bare status otherwise and once done. */
+function withEta(status: string, etaSeconds: number | undefined): string {
+  if (status !== 'PROCESSING' || etaSeconds === undefined) return status;
+  const seconds = Math.ceil(etaSeconds);
+  const left = seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return `${status}, ~${left} left`;
+}
 
 export const downloadProgress =
   (session: Session) =>

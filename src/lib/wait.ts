@@ -5,12 +5,32 @@ import { parseRetryAfter, shouldRetry } from '../internal/retry.js';
 import { describeFailure, header, type RawResponse } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from './errors.js';
+import { backoffDelay, EMPTY_HISTORY, type PollHistory, type PollPlan, planPoll, recordPoll } from './poll-schedule.js';
+
+/** What a wait knows besides the video itself, passed to `onProgress`. */
+export interface WaitProgress {
+  /**
+   * Seconds until the job should finish, estimated from how its progress moved over the recent polls
+   * (0 once COMPLETE). Undefined while there is no estimate: progress null, standing still, going
+   * backwards, or an estimate that kept being wrong. An estimate, not a promise.
+   */
+  etaSeconds?: number;
+}
 
 /** Options of `videos.waitForCompletion` and of the helpers built on it. */
 export interface WaitOptions {
-  /** Delay before the second poll, in ms. Later delays grow by half each time, up to `maxPollInterval`. @default 2000 */
+  /**
+   * Sets the pace of polling, in ms. Near the job's estimated end, polls are a quarter of this apart
+   * (never closer). Without usable progress it is the first delay, growing by half each poll up to
+   * `maxPollInterval`.
+   * @default 2000
+   */
   pollInterval?: number;
-  /** Longest computed delay between polls, in ms. A server hint (`Retry-After`) may ask for longer. @default 10000 */
+  /**
+   * Longest computed delay between polls, in ms: the gap while the job's end is still far. A server
+   * hint (`Retry-After`, `x-poll-after`) may ask for longer.
+   * @default 10000
+   */
   maxPollInterval?: number;
   /**
    * Deadline of the whole wait, in ms: then `WaitTimeoutError`, and the job keeps running on the service.
@@ -21,30 +41,50 @@ export interface WaitOptions {
   /** Stops the wait at once, during a poll or a sleep, with `APIUserAbortError`. @default undefined */
   signal?: AbortSignal;
   /**
-   * Called with the video when it is first seen and whenever its status or progress changes.
-   * An exception thrown here ends the wait with that exception.
+   * Called with the video when it is first seen and whenever its status or progress changes, and with
+   * the wait's estimate of the time left (`etaSeconds`). An exception thrown here ends the wait with it.
    * @default undefined
    */
-  onProgress?: (video: Video) => void;
+  onProgress?: (video: Video, progress: WaitProgress) => void;
 }
+
+/**
+ * @internal Time and chance for a wait. The SDK uses the real ones; tests pass a virtual clock so that
+ * they check the schedule without measuring wall time.
+ */
+export interface WaitClock {
+  now(): number;
+  /** Resolves after `ms`; rejects at once when `signal` fires. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** Calls `fire` after `ms`; returns a function that cancels it. */
+  after(ms: number, fire: () => void): () => void;
+  random(): number;
+}
+
+const realClock: WaitClock = {
+  now: () => performance.now(),
+  sleep,
+  after: (ms, fire) => {
+    const timer = setTimeout(fire, ms);
+    return () => clearTimeout(timer);
+  },
+  random: Math.random,
+};
 
 /** Headers a server may use to say when to poll again (delay-seconds or an HTTP-date). */
 const POLL_HINT_HEADERS = ['retry-after', 'x-poll-after'];
-/** Each computed delay is this much longer than the previous one. */
-const BACKOFF_FACTOR = 1.5;
-/** Computed delays are shortened by up to this fraction, so many waits started together drift apart. */
-const JITTER = 0.25;
 /** Server hints are stretched by up to this fraction, so jobs given the same hint do not poll in step. */
 const HINT_JITTER = 0.1;
+/** The shortest delay a server hint can ask for, so that a broken or hostile server cannot make a wait spin. */
+const MIN_HINT_MS = 50;
 
 /**
- * Milliseconds until the next poll. A server hint wins over the backoff (but never polls sooner than
- * `pollInterval`); a computed delay only ever shrinks under jitter, so it never exceeds `maxPollInterval`.
+ * Milliseconds until the next poll when the server said when to come back. The hint wins over the
+ * client's own schedule, sooner or later, down to `MIN_HINT_MS`.
  * @internal
  */
-export function nextPollDelay(interval: number, hint: number | undefined, pollInterval: number, random = Math.random): number {
-  if (hint !== undefined) return Math.round(Math.max(hint, pollInterval) * (1 + HINT_JITTER * random()));
-  return Math.round(interval * (1 - JITTER * random()));
+export function hintedDelay(hint: number, random = Math.random): number {
+  return Math.round(Math.max(hint, MIN_HINT_MS) * (1 + HINT_JITTER * random()));
 }
 
 /** @internal The first poll hint found in response headers, in ms. */
@@ -66,79 +106,144 @@ function positive(value: number, name: string): number {
   return value;
 }
 
+/** A wait's settled options and its running state, shared by the steps of the loop. */
+interface Wait {
+  client: AvatarVideo;
+  id: string;
+  clock: WaitClock;
+  schedule: { pollInterval: number; maxPollInterval: number };
+  waitTimeout: number;
+  deadline: number;
+  /** Fires at the deadline or when the caller aborts; stops the poll, the core's retry sleep, or our sleep. */
+  controller: AbortController;
+  signal: AbortSignal | undefined;
+  onProgress: WaitOptions['onProgress'];
+  history: PollHistory;
+  reported: string | undefined;
+  last: Video | undefined;
+  lastError: unknown;
+}
+
 /**
  * Poll a job until it is COMPLETE (returned), FAILED or CANCELLED (thrown), or the deadline passes.
  * `initial` is a video already in hand (from create): it counts as the first poll.
  * @internal Use `client.videos.waitForCompletion`.
  */
-export async function waitForVideo(client: AvatarVideo, id: string, options: WaitOptions = {}, initial?: Video): Promise<Video> {
+export async function waitForVideo(
+  client: AvatarVideo,
+  id: string,
+  options: WaitOptions = {},
+  initial?: Video,
+  clock: WaitClock = realClock,
+): Promise<Video> {
   const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
   const maxPollInterval = Math.max(positive(options.maxPollInterval ?? 10_000, 'maxPollInterval'), pollInterval);
-  const timeout = positive(options.waitTimeout ?? 600_000, 'waitTimeout');
+  const waitTimeout = positive(options.waitTimeout ?? 600_000, 'waitTimeout');
   const { signal, onProgress } = options;
   if (signal?.aborted) throw new APIUserAbortError('Wait was aborted.', { cause: signal.reason });
 
-  // One controller per wait (not per poll): it fires at the deadline or when the caller aborts, and
-  // stops whatever is running then: the poll, the core's retry sleep, or our own sleep.
-  const deadline = performance.now() + timeout;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('wait deadline')), timeout);
+  const cancelDeadline = clock.after(waitTimeout, () => controller.abort(new Error('wait deadline')));
   const forwardAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', forwardAbort, { once: true });
-
-  let last: Video | undefined;
-  let lastError: unknown;
-  const interrupted = (error: unknown): never => {
-    if (signal?.aborted)
-      throw error instanceof APIUserAbortError ? error : new APIUserAbortError('Wait was aborted.', { cause: signal.reason });
-    if (controller.signal.aborted) throw new WaitTimeoutError(id, last, timeout, { cause: lastError });
-    throw error;
+  const wait: Wait = {
+    client,
+    id,
+    clock,
+    waitTimeout,
+    controller,
+    signal,
+    onProgress,
+    schedule: { pollInterval, maxPollInterval },
+    deadline: clock.now() + waitTimeout,
+    history: EMPTY_HISTORY,
+    reported: undefined,
+    last: undefined,
+    lastError: undefined,
   };
-
   try {
-    let fresh = initial;
-    let seen: string | undefined;
-    let interval = pollInterval;
-    let hint: number | undefined;
-    for (let round = 0; ; round++) {
-      if (fresh) {
-        last = fresh;
-        const state = `${fresh.status}/${fresh.progress ?? ''}`;
-        if (state !== seen) {
-          seen = state;
-          onProgress?.(fresh);
-        }
-        if (fresh.status === 'COMPLETE') return fresh;
-        if (fresh.status === 'FAILED') throw new VideoFailedError(fresh);
-        if (fresh.status === 'CANCELLED') throw new VideoCancelledError(fresh);
-        // PROCESSING, or a status this SDK does not know yet: keep polling with backoff.
-      }
-      // Without a video in hand, the first poll goes out at once.
-      if (round > 0 || initial) {
-        const delay = nextPollDelay(interval, hint, pollInterval);
-        interval = Math.min(interval * BACKOFF_FACTOR, maxPollInterval);
-        await sleep(Math.min(delay, deadline - performance.now()), controller.signal).catch(interrupted);
-      }
-      const remaining = deadline - performance.now();
-      if (remaining <= 0) throw new WaitTimeoutError(id, last, timeout, { cause: lastError });
-      try {
-        ({ video: fresh, hint } = await poll(client, id, controller.signal, Math.min(client.timeout, remaining)));
-        lastError = undefined;
-      } catch (error) {
-        if (controller.signal.aborted) interrupted(error);
-        // The core already retried this poll; a failure it calls transient (5xx, 429, a dropped
-        // connection) must not end a wait that may last minutes. Anything else (401, 403, 404) does.
-        if (!shouldRetry('read', describeFailure(error))) throw error;
-        client.logger.info(`polling video ${id} failed (${(error as Error).message}); polling again`);
-        lastError = error;
-        fresh = undefined;
-        hint = error instanceof APIError ? pollHint(error.headers) : undefined;
-      }
-    }
+    return await pollUntilSettled(wait, initial);
   } finally {
-    clearTimeout(timer);
+    cancelDeadline();
     signal?.removeEventListener('abort', forwardAbort);
   }
+}
+
+async function pollUntilSettled(wait: Wait, initial: Video | undefined): Promise<Video> {
+  const { clock, controller } = wait;
+  let fresh = initial;
+  let seenAt = clock.now();
+  let hint: number | undefined;
+  let failures = 0;
+  for (let round = 0; ; round++) {
+    let delay = 0;
+    if (fresh) {
+      const plan = settleOrPlan(wait, fresh, seenAt);
+      if (!plan) return fresh;
+      delay = hint === undefined ? plan.delay : hintedDelay(hint, clock.random);
+    } else if (round > 0) {
+      // The last poll failed: no news about progress, so back off as without it.
+      delay = hint === undefined ? backoffDelay(failures - 1, wait.schedule, clock.random) : hintedDelay(hint, clock.random);
+    }
+    // Without a video in hand, the first poll goes out at once.
+    if (delay > 0) await clock.sleep(Math.min(delay, wait.deadline - clock.now()), controller.signal).catch((e) => interrupted(wait, e));
+    const remaining = wait.deadline - clock.now();
+    if (remaining <= 0) throw new WaitTimeoutError(wait.id, wait.last, wait.waitTimeout, { cause: wait.lastError });
+    const sentAt = clock.now();
+    try {
+      ({ video: fresh, hint } = await poll(wait.client, wait.id, controller.signal, Math.min(wait.client.timeout, remaining)));
+      // The server looked at the job somewhere between sending and answering.
+      seenAt = (sentAt + clock.now()) / 2;
+      wait.lastError = undefined;
+      failures = 0;
+    } catch (error) {
+      if (controller.signal.aborted) interrupted(wait, error);
+      // The core already retried this poll; a failure it calls transient (5xx, 429, a dropped
+      // connection) must not end a wait that may last minutes. Anything else (401, 403, 404) does.
+      if (!shouldRetry('read', describeFailure(error))) throw error;
+      wait.client.logger.info(`polling video ${wait.id} failed (${(error as Error).message}); polling again`);
+      wait.lastError = error;
+      failures++;
+      fresh = undefined;
+      hint = error instanceof APIError ? pollHint(error.headers) : undefined;
+    }
+  }
+}
+
+/**
+ * Take in a fresh video: report it, end the wait on a final status (undefined = COMPLETE; FAILED and
+ * CANCELLED throw), otherwise plan the next poll from the progress seen so far.
+ */
+function settleOrPlan(wait: Wait, video: Video, seenAt: number): PollPlan | undefined {
+  wait.last = video;
+  const running = video.status !== 'COMPLETE' && video.status !== 'FAILED' && video.status !== 'CANCELLED';
+  // PROCESSING, or a status this SDK does not know yet: keep polling.
+  if (running) wait.history = recordPoll(wait.history, { at: seenAt, progress: video.progress });
+  const now = wait.clock.now();
+  const plan = running ? planPoll(wait.history, now, wait.schedule, wait.clock.random) : undefined;
+  const state = `${video.status}/${video.progress ?? ''}`;
+  if (state !== wait.reported) {
+    wait.reported = state;
+    wait.onProgress?.(video, { etaSeconds: etaSeconds(video, plan, now) });
+  }
+  if (video.status === 'FAILED') throw new VideoFailedError(video);
+  if (video.status === 'CANCELLED') throw new VideoCancelledError(video);
+  return plan;
+}
+
+function etaSeconds(video: Video, plan: PollPlan | undefined, now: number): number | undefined {
+  if (video.status === 'COMPLETE') return 0;
+  if (plan?.finishAt === undefined) return undefined;
+  return Math.round(Math.max(plan.finishAt - now, 0) / 100) / 10;
+}
+
+/** Turns a failure caused by our own controller into the error the caller should see. */
+function interrupted(wait: Wait, error: unknown): never {
+  const { signal, controller } = wait;
+  if (signal?.aborted)
+    throw error instanceof APIUserAbortError ? error : new APIUserAbortError('Wait was aborted.', { cause: signal.reason });
+  if (controller.signal.aborted) throw new WaitTimeoutError(wait.id, wait.last, wait.waitTimeout, { cause: wait.lastError });
+  throw error;
 }
 
 /** One `retrieve`, also returning the server's hint for the next poll. */

@@ -99,8 +99,9 @@ export class Videos {
   }
 
   /**
-   * Poll a job until it is COMPLETE and return it. Polls start `pollInterval` apart and back off to
-   * `maxPollInterval`, with jitter. A transient error (5xx, 429, a dropped connection) does not end the
+   * Poll a job until it is COMPLETE and return it. Polls are timed from the job's progress: sparse while its
+   * end is far, a quarter of `pollInterval` apart near it; without usable progress they back off from
+   * `pollInterval` to `maxPollInterval`. `onProgress` gets the estimated `etaSeconds`. A transient error (5xx, 429, a dropped connection) does not end the
    * wait; 401, 403 and 404 do.
    * @throws VideoFailedError when the job FAILED (`code`, `message`, `isRateLimited`).
    * @throws VideoCancelledError when the job was CANCELLED.

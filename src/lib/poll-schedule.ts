@@ -1,0 +1,163 @@
+/**
+ * When to poll a running job next, from the progress it reported so far. Pure: the same observations,
+ * time, options and random numbers give the same plan. `recordPoll` folds one observation into a
+ * small history (so a wait's cost per poll stays constant however long it runs); `planPoll` turns a
+ * history into the next delay; `planNextPoll` does both for a whole series.
+ *
+ * While progress moves, a straight line fitted (robustly) through the last few values says when it will
+ * reach 100. Polls are then sparse while that moment is far (`maxPollInterval` apart) and aimed at it once
+ * it is near, never closer together than a quarter of `pollInterval`. Without usable progress (null,
+ * standing still, going backwards, or an estimate that keeps being wrong) the plan is plain backoff:
+ * `pollInterval`, growing 1.5 times per poll up to `maxPollInterval`, shortened by jitter.
+ */
+
+/** @internal One look at a job that was still running: when it was taken, in ms on the wait's clock, and its progress. */
+export interface PollObservation {
+  at: number;
+  /** 0-100 as reported; null or undefined when the job did not say. */
+  progress: number | null | undefined;
+}
+
+/** @internal */
+export interface PollScheduleOptions {
+  /** First backoff delay, in ms; a quarter of it is the shortest gap between two polls. */
+  pollInterval: number;
+  /** Longest gap between polls, in ms. */
+  maxPollInterval: number;
+}
+
+/** @internal */
+export interface PollPlan {
+  /** Milliseconds from `now` until the next poll. */
+  delay: number;
+  /** When progress should reach 100, on the wait's clock; undefined when progress gives no estimate. */
+  finishAt: number | undefined;
+}
+
+/** Progress values fitted at once: enough to outvote one odd reading, few enough to follow a change of pace. */
+const FIT_WINDOW = 5;
+/** Polls that find the job running after its estimated end (or progress going backwards) before the estimate is dropped. */
+const MAX_MISSES = 3;
+/** A drop in progress larger than this many points is a restart, not noise in the readings. */
+const BACKWARD_TOLERANCE = 3;
+/** The shortest gap between polls, as a share of `pollInterval`. */
+const NEAR_SHARE = 0.25;
+/** Each backoff delay is this much longer than the previous one. */
+const BACKOFF_FACTOR = 1.5;
+/** Backoff delays are shortened by up to this fraction, so waits started together drift apart. */
+const JITTER = 0.25;
+/** Far-away delays are shortened by less: jobs of different lengths drift apart anyway, and each poll counts. */
+const FAR_JITTER = 0.1;
+
+/** @internal Consecutive polls that saw one progress value: the value and the sum of their times. */
+export interface ValueRun {
+  progress: number;
+  timeSum: number;
+  count: number;
+}
+
+/** @internal What a wait remembers of its polls: a few value runs and the verdicts drawn from them. */
+export interface PollHistory {
+  /** The last `FIT_WINDOW` runs of the current series (since the last null or restart). */
+  readonly runs: readonly ValueRun[];
+  /** Polls that found the job running past its estimated end, plus restarts. */
+  readonly misses: number;
+  /** The current estimate of when progress reaches 100; undefined when there is none. */
+  readonly finishAt: number | undefined;
+  /** Polls in a row that left no estimate: how far the backoff has grown. */
+  readonly blindPolls: number;
+}
+
+/** @internal A wait that has seen nothing yet. */
+export const EMPTY_HISTORY: PollHistory = { runs: [], misses: 0, finishAt: undefined, blindPolls: 0 };
+
+/** @internal The history after one more poll of a job that is still running. */
+export function recordPoll(history: PollHistory, { at, progress }: PollObservation): PollHistory {
+  if (progress == null) return { ...history, runs: [], finishAt: undefined, blindPolls: history.blindPolls + 1 };
+  let { runs, misses } = history;
+  const previous = runs.at(-1)?.progress;
+  if (previous !== undefined && progress < previous - BACKWARD_TOLERANCE) {
+    // A job that went backwards (restarted): its earlier pace says nothing now.
+    misses++;
+    runs = [];
+  } else if (history.finishAt !== undefined && at >= history.finishAt) {
+    misses++;
+  }
+  const last = runs.at(-1);
+  runs =
+    last?.progress === progress
+      ? [...runs.slice(0, -1), { progress, timeSum: last.timeSum + at, count: last.count + 1 }]
+      : [...runs, { progress, timeSum: at, count: 1 }].slice(-FIT_WINDOW);
+  // Once the estimate has missed `MAX_MISSES` times it is not trusted again during this wait.
+  const finishAt = misses < MAX_MISSES ? fitFinish(runs) : undefined;
+  return { runs, misses, finishAt, blindPolls: finishAt === undefined ? history.blindPolls + 1 : 0 };
+}
+
+/** @internal The next poll, from the history so far. */
+export function planPoll(history: PollHistory, now: number, options: PollScheduleOptions, random: () => number = Math.random): PollPlan {
+  const { finishAt, blindPolls } = history;
+  if (finishAt === undefined) return { delay: backoffDelay(Math.max(blindPolls - 1, 0), options, random), finishAt };
+  const untilFinish = finishAt - now;
+  // Far from the end: as sparse as allowed, each poll refining the estimate. Near it: land just after it.
+  if (untilFinish > options.maxPollInterval) return { delay: Math.round(options.maxPollInterval * (1 - FAR_JITTER * random())), finishAt };
+  return { delay: Math.round(Math.max(untilFinish, options.pollInterval * NEAR_SHARE)), finishAt };
+}
+
+/** @internal The plan for the next poll, given every observation of this wait so far (oldest first). */
+export function planNextPoll(
+  observations: readonly PollObservation[],
+  now: number,
+  options: PollScheduleOptions,
+  random: () => number = Math.random,
+): PollPlan {
+  return planPoll(observations.reduce(recordPoll, EMPTY_HISTORY), now, options, random);
+}
+
+/** @internal The `step`-th backoff delay (0 = `pollInterval`), capped at `maxPollInterval`, shortened by jitter. */
+export function backoffDelay(step: number, options: PollScheduleOptions, random: () => number = Math.random): number {
+  const interval = Math.min(options.pollInterval * BACKOFF_FACTOR ** step, options.maxPollInterval);
+  return Math.round(interval * (1 - JITTER * random()));
+}
+
+/** @internal The fit alone, over the last `FIT_WINDOW` values of a series of observations. */
+export function estimateFinish(points: readonly PollObservation[]): number | undefined {
+  const runs: ValueRun[] = [];
+  for (const { at, progress } of points) {
+    if (progress == null) continue;
+    const last = runs.at(-1);
+    if (last?.progress === progress) {
+      last.timeSum += at;
+      last.count++;
+    } else runs.push({ progress, timeSum: at, count: 1 });
+  }
+  return fitFinish(runs.slice(-FIT_WINDOW));
+}
+
+/**
+ * When the Theil-Sen line (median of pairwise slopes, median intercept) through the runs reaches 100;
+ * undefined when progress is not rising. A run counts once, at its polls' mean time, so dense polls (a
+ * server hint) weigh no more than sparse ones. An integer percentage stands for anything up to the next
+ * one, so each value counts as half a point more.
+ */
+function fitFinish(runs: readonly ValueRun[]): number | undefined {
+  const points = runs.map(({ progress, timeSum, count }) => ({ at: timeSum / count, value: Math.min(progress + 0.5, 100) }));
+  const slopes: number[] = [];
+  for (let i = 0; i < points.length; i++) {
+    for (let j = i + 1; j < points.length; j++) {
+      const [a, b] = [points[i], points[j]] as [(typeof points)[number], (typeof points)[number]];
+      if (b.at !== a.at) slopes.push((b.value - a.value) / (b.at - a.at));
+    }
+  }
+  const slope = median(slopes);
+  if (slope === undefined || !(slope > 0)) return undefined;
+  const intercept = median(points.map(({ at, value }) => value - slope * at)) as number;
+  const finishAt = (100 - intercept) / slope;
+  return Number.isFinite(finishAt) ? finishAt : undefined;
+}
+
+function median(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
