@@ -1,0 +1,64 @@
+import { APIError, VideoNotReadyError } from '../index.js';
+import type { Failure } from './failure.js';
+
+/** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */
+export interface TrackedJob {
+  id: string;
+  /** The last status seen; undefined before the first poll. */
+  status?: string | undefined;
+  /** Where the command was to save the MP4; undefined when it saves nothing (`wait`). */
+  output?: string | undefined;
+}
+
+/** How the command was run, so that the suggested command reaches the same service the same way. */
+export interface ResumeContext {
+  /** The --base-url flag, when given (the environment variables carry over by themselves). */
+  baseUrlFlag?: string | undefined;
+  allowInsecureHttp?: boolean | undefined;
+  force?: boolean | undefined;
+}
+
+/** A word for a POSIX shell: left bare when safe, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command line that goes on with `job`: download it when COMPLETE, else wait for it (then download,
+ * when there is a file to save). Undefined when the job ended FAILED or CANCELLED: there is nothing to resume.
+ */
+export function resumeCommand(job: TrackedJob, context: ResumeContext = {}): string | undefined {
+  if (job.status === 'FAILED' || job.status === 'CANCELLED') return undefined;
+  const globals = [
+    ...(context.baseUrlFlag ? ['--base-url', shellWord(context.baseUrlFlag)] : []),
+    ...(context.allowInsecureHttp ? ['--allow-insecure-http'] : []),
+  ];
+  const command = (...words: string[]) => ['avatar-video', ...globals, ...words].join(' ');
+  const id = shellWord(job.id);
+  const wait = command('wait', id);
+  if (job.output === undefined) return wait;
+  const download = command('download', id, '-o', shellWord(job.output), ...(context.force ? ['--force'] : []));
+  return job.status === 'COMPLETE' ? download : `${wait} && ${download}`;
+}
+
+/**
+ * Add to a failure the job's id and the command that goes on with it: on stderr for a person, as
+ * `videoId` and `resume` in the `--json` error. Left as it is when there is no job, when the job ended,
+ * or when the service does not know the id (404).
+ */
+export function withResume(failure: Failure, job: TrackedJob | undefined, error: unknown, context: ResumeContext = {}): Failure {
+  if (!job || (error instanceof APIError && error.status === 404)) return failure;
+  // `download` of a video not yet COMPLETE learns its status only from the error.
+  if (error instanceof VideoNotReadyError) job = { ...job, status: error.video.status };
+  const resume = resumeCommand(job, context);
+  if (resume === undefined) return failure;
+  const state =
+    job.status === 'COMPLETE'
+      ? `video ${job.id} is COMPLETE on the service; to save it without paying again, run:`
+      : `video ${job.id} keeps running on the service (it is paid for); to go on, run:`;
+  return {
+    ...failure,
+    lines: [...failure.lines, state, `  ${resume}`],
+    json: { error: { ...failure.json.error, videoId: job.id, resume } },
+  };
+}
