@@ -4,7 +4,7 @@ import type { Failure } from './failure.js';
 /** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */
 export interface TrackedJob {
   id: string;
-  /** The last status seen; undefined before the first poll. */
+  /** The last status seen; undefined when not seen yet (`download` takes the user's word that it is COMPLETE). */
   status?: string | undefined;
   /** Where the command was to save the MP4; undefined when it saves nothing (`wait`). */
   output?: string | undefined;
@@ -24,8 +24,9 @@ export function shellWord(word: string): string {
 }
 
 /**
- * The command line that goes on with `job`: download it when COMPLETE, else wait for it (then download,
- * when there is a file to save). Undefined when the job ended FAILED or CANCELLED: there is nothing to resume.
+ * The command line that goes on with `job`: download it when COMPLETE (or not seen yet), else wait for it
+ * (then download, when there is a file to save). Undefined when the job ended FAILED or CANCELLED: there
+ * is nothing to resume.
  */
 export function resumeCommand(job: TrackedJob, context: ResumeContext = {}): string | undefined {
   if (job.status === 'FAILED' || job.status === 'CANCELLED') return undefined;
@@ -38,7 +39,7 @@ export function resumeCommand(job: TrackedJob, context: ResumeContext = {}): str
   const wait = command('wait', id);
   if (job.output === undefined) return wait;
   const download = command('download', id, '-o', shellWord(job.output), ...(context.force ? ['--force'] : []));
-  return job.status === 'COMPLETE' ? download : `${wait} && ${download}`;
+  return job.status === 'COMPLETE' || job.status === undefined ? download : `${wait} && ${download}`;
 }
 
 /**
@@ -47,15 +48,18 @@ export function resumeCommand(job: TrackedJob, context: ResumeContext = {}): str
  * or when the service does not know the id (404).
  */
 export function withResume(failure: Failure, job: TrackedJob | undefined, error: unknown, context: ResumeContext = {}): Failure {
-  if (!job || (error instanceof APIError && error.status === 404)) return failure;
+  // A 404 before the job was ever seen: the service does not know this id (later, a 404 may be the file host's).
+  if (!job || (job.status === undefined && error instanceof APIError && error.status === 404)) return failure;
   // `download` of a video not yet COMPLETE learns its status only from the error.
   if (error instanceof VideoNotReadyError) job = { ...job, status: error.video.status };
   const resume = resumeCommand(job, context);
   if (resume === undefined) return failure;
   const state =
-    job.status === 'COMPLETE'
-      ? `video ${job.id} is COMPLETE on the service; to save it without paying again, run:`
-      : `video ${job.id} keeps running on the service (it is paid for); to go on, run:`;
+    job.status === undefined
+      ? `to try video ${job.id} again, run:`
+      : job.status === 'COMPLETE'
+        ? `video ${job.id} is COMPLETE on the service; to save it without paying again, run:`
+        : `video ${job.id} keeps running on the service (it is paid for); to go on, run:`;
   return {
     ...failure,
     lines: [...failure.lines, state, `  ${resume}`],

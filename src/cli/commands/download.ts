@@ -20,10 +20,14 @@ export function registerDownload(program: Command, session: Session): void {
         () => session.client(),
         () => checkOutputFile(output, session.force),
       );
-      session.track({ id, status: 'COMPLETE' }, output);
+      session.track({ id }, output);
+      const progress = downloadProgress(session);
       const saved = await client.videos.download(id, output, {
         signal: session.signal,
-        onProgress: downloadProgress(session),
+        onProgress: (report) => {
+          if (session.job?.status === undefined) session.track({ id, status: 'COMPLETE' }); // the file is flowing
+          progress(report);
+        },
       });
       session.result({ id, ...saved }, [`saved ${saved.path} (${formatBytes(saved.bytes)})`]);
     });
