@@ -4,8 +4,8 @@ import type * as Msw from 'msw';
 /** What importing `avatar-video/testing` says when msw, its optional peer dependency, is not installed. */
 export const MSW_MISSING = 'avatar-video/testing needs msw: npm install -D msw';
 
-// This file's own location: the CommonJS build has no import.meta.url, but has __filename (and only there
-// can __filename be trusted: `node -e` defines a global one).
+// This file's own location. tsup's shims give the CommonJS build an import.meta.url; __filename is the
+// fallback should they be turned off (it comes second: under `node -e` a global __filename is '[eval]').
 const HERE = typeof import.meta.url === 'string' ? import.meta.url : __filename;
 
 /**
