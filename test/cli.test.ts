@@ -479,6 +479,23 @@ describe('Ctrl-C', () => {
 });
 
 describe('mock', () => {
+  it('without msw installed, says what to install (exit 2)', async () => {
+    // Makes require('msw') fail the way it does when msw is not installed.
+    const hide = join(work, 'hide-msw.cjs');
+    await writeFile(
+      hide,
+      `const Module = require('node:module');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === 'msw') throw Object.assign(new Error("Cannot find module 'msw'"), { code: 'MODULE_NOT_FOUND' });
+  return resolve.call(this, request, ...rest);
+};`,
+    );
+    const result = await run(['mock'], { env: { NODE_OPTIONS: `--require ${hide}` } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/the mock needs msw: npm install msw/);
+  });
+
   it('prints a base URL and key that work, and stops cleanly on Ctrl-C', async () => {
     const child = spawn(process.execPath, [cli, '--json', 'mock'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
