@@ -354,9 +354,10 @@ describe('a job that exists is never stranded', () => {
   });
 
   it('a download that fails after the job is COMPLETE says how to save it without paying again', async () => {
-    mock.failNext({ method: 'GET', path: /^\/files\// }, { status: 403, times: 5 });
+    mock.failNext({ method: 'GET', path: /^\/files\// }, { status: 403, times: 10 }); // more than the SDK's retries
     const output = join(work, 'unsaved.mp4');
     const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output]);
+    while (mock.state.takeFailure('GET', '/files/any.mp4')); // leave none for later tests
     expect(result.code).toBe(1);
     const { error } = result.json();
     expect(error.resume).toBe(`avatar-video download ${error.videoId} -o ${output}`);
@@ -388,6 +389,26 @@ describe('a job that exists is never stranded', () => {
     });
     expect(result.stderr).toMatch(/did not finish within 1 s/);
     expect(result.stderr).not.toMatch(/\d ms/);
+  });
+
+  it('Ctrl-C after the upload went out but before the answer says the job may exist and where to look', async () => {
+    // A service that takes the whole upload and never answers.
+    const server = await rawServer((req) => {
+      req.resume();
+    });
+    try {
+      const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'unanswered.mp4')], {
+        env: { AVATAR_VIDEO_BASE_URL: server.url },
+        when: 'upload: 100%',
+        interrupt: true,
+      });
+      expect(result.code).toBe(130);
+      expect(result.stderr).toMatch(/the service may have created the job anyway/);
+      expect(result.json().error).toMatchObject({ mayHaveCreatedJob: true, resume: 'avatar-video list' });
+      expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/videos']); // never sent twice
+    } finally {
+      await server.close();
+    }
   });
 
   it('an unknown id gets no advice to go on', async () => {

@@ -16,11 +16,22 @@ export interface ResumeContext {
   baseUrlFlag?: string | undefined;
   allowInsecureHttp?: boolean | undefined;
   force?: boolean | undefined;
+  /** The create request went out in full, but no job was seen. */
+  uploadSent?: boolean | undefined;
 }
 
 /** A word for a POSIX shell: left bare when safe, else single-quoted. */
 export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** An `avatar-video` command line with the global flags this run was given. */
+function cliCommand(context: ResumeContext, ...words: string[]): string {
+  const globals = [
+    ...(context.baseUrlFlag ? ['--base-url', shellWord(context.baseUrlFlag)] : []),
+    ...(context.allowInsecureHttp ? ['--allow-insecure-http'] : []),
+  ];
+  return ['avatar-video', ...globals, ...words].join(' ');
 }
 
 /**
@@ -30,11 +41,7 @@ export function shellWord(word: string): string {
  */
 export function resumeCommand(job: TrackedJob, context: ResumeContext = {}): string | undefined {
   if (job.status === 'FAILED' || job.status === 'CANCELLED') return undefined;
-  const globals = [
-    ...(context.baseUrlFlag ? ['--base-url', shellWord(context.baseUrlFlag)] : []),
-    ...(context.allowInsecureHttp ? ['--allow-insecure-http'] : []),
-  ];
-  const command = (...words: string[]) => ['avatar-video', ...globals, ...words].join(' ');
+  const command = (...words: string[]) => cliCommand(context, ...words);
   const id = shellWord(job.id);
   const wait = command('wait', id);
   if (job.output === undefined) return wait;
@@ -43,11 +50,29 @@ export function resumeCommand(job: TrackedJob, context: ResumeContext = {}): str
 }
 
 /**
+ * The upload went out but no answer came (Ctrl-C, a dropped connection, a timeout): the service may have
+ * made the job all the same. Creates are never retried, so say where to look for it rather than run again.
+ */
+function withUnknownJob(failure: Failure, context: ResumeContext): Failure {
+  const list = cliCommand(context, 'list');
+  return {
+    ...failure,
+    lines: [
+      ...failure.lines,
+      'the upload had been sent, so the service may have created the job anyway (and charged for it); before running',
+      `this again, look for it with \`${list}\`, then \`avatar-video wait <id>\` and \`avatar-video download <id>\``,
+    ],
+    json: { error: { ...failure.json.error, mayHaveCreatedJob: true, resume: list } },
+  };
+}
+
+/**
  * Add to a failure the job's id and the command that goes on with it: on stderr for a person, as
  * `videoId` and `resume` in the `--json` error. Left as it is when there is no job, when the job ended,
  * or when the service does not know the id (404).
  */
 export function withResume(failure: Failure, job: TrackedJob | undefined, error: unknown, context: ResumeContext = {}): Failure {
+  if (!job && context.uploadSent && !(error instanceof APIError)) return withUnknownJob(failure, context);
   // A 404 before the job was ever seen: the service does not know this id (later, a 404 may be the file host's).
   if (!job || (job.status === undefined && error instanceof APIError && error.status === 404)) return failure;
   // `download` of a video not yet COMPLETE learns its status only from the error.

@@ -28,6 +28,8 @@ export class Session {
   allowInsecureHttp = false;
   /** The job this run created or follows, once it exists: a failure then says how to go on (resume.ts). */
   job: TrackedJob | undefined;
+  /** The whole create request went out: a failure before its answer may still leave a job on the service. */
+  uploadSent = false;
   /** Whether the command was given --force (the suggested download keeps it). */
   force = false;
   readonly #stdout: NodeJS.WriteStream;
@@ -56,7 +58,7 @@ export class Session {
 
   /** What a suggested command needs to reach the same service the same way. */
   get resumeContext(): ResumeContext {
-    return { baseUrlFlag: this.baseUrl, allowInsecureHttp: this.allowInsecureHttp, force: this.force };
+    return { baseUrlFlag: this.baseUrl, allowInsecureHttp: this.allowInsecureHttp, force: this.force, uploadSent: this.uploadSent };
   }
 
   /** The service address in use, when one is configured. */
