@@ -15,6 +15,8 @@ export default defineConfig([
     splitting: false,
     // p-retry is ESM-only: bundle it so the CommonJS build can be required.
     noExternal: ['p-retry', 'is-network-error'],
+    // import.meta.url in the CommonJS build (testing/msw.ts resolves msw from its own location).
+    shims: true,
   },
   // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.
   {

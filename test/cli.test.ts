@@ -23,16 +23,20 @@ const buildDir = join(root, '.tmp', `cli-test-${process.pid}`);
 const cli = join(buildDir, 'cli.js');
 
 let mock: MockServer;
+/** Jobs that take a minute: for timeouts and Ctrl-C while a job runs. */
+let slow: MockServer;
 let work: string;
 
 beforeAll(async () => {
   execFileSync('npx', ['tsup', '--out-dir', buildDir, '--no-dts', '--silent'], { cwd: root, stdio: 'pipe' });
   mock = await startMockServer({ processingMs: 300 });
+  slow = await startMockServer({ processingMs: 60_000 });
   work = await mkdtemp(join(tmpdir(), 'avatar-video-cli-'));
 }, 60_000);
 
 afterAll(async () => {
   await mock?.close();
+  await slow?.close();
   await rm(buildDir, { recursive: true, force: true });
   if (work) await rm(work, { recursive: true, force: true });
 });
@@ -267,6 +271,181 @@ describe('create, get, wait, download, list', () => {
   });
 });
 
+describe('generate checks the output before paying', () => {
+  const uploads = () => mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/videos').length;
+
+  it('exits 2 for an output in a folder that does not exist; no create reaches the service, nothing is made', async () => {
+    const before = uploads();
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', 'nodir/sub/x.mp4']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--output: the folder .*nodir[/\\]sub does not exist/);
+    expect(result.json().error.problems).toEqual([expect.objectContaining({ code: 'output_folder_missing' })]);
+    expect(uploads()).toBe(before);
+    expect(existsSync(join(work, 'nodir'))).toBe(false);
+  });
+
+  it('exits 2 when the output is a folder, and reports it with the input problems', async () => {
+    const before = uploads();
+    const result = await run(['generate', '--audio', IMAGE, '--image', IMAGE, '-o', work]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--output: .* is a folder; give a file name/);
+    expect(result.stderr).toMatch(/--audio: portrait\.png is PNG image/);
+    expect(uploads()).toBe(before);
+  });
+
+  it('refuses to replace a file already there unless --force is given', async () => {
+    const output = join(work, 'kept.mp4');
+    await writeFile(output, 'an earlier video');
+    const before = uploads();
+    const refused = await run(['generate', '--audio', AUDIO, '--image', IMAGE, '-o', output]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/kept\.mp4 already exists; pass --force to replace it/);
+    expect(uploads()).toBe(before);
+    expect(await readFile(output, 'utf8')).toBe('an earlier video');
+
+    const forced = await run(['generate', '--audio', AUDIO, '--image', IMAGE, '-o', output, '--force']);
+    expect(forced.code).toBe(0);
+    expect(isMp4(await readFile(output))).toBe(true);
+  });
+
+  it('download refuses to replace a file too, before asking the service anything', async () => {
+    const output = join(work, 'kept-download.mp4');
+    await writeFile(output, 'an earlier video');
+    const before = mock.requests.length;
+    const result = await run(['download', 'vid_any', '-o', output]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/already exists; pass --force/);
+    expect(mock.requests.length).toBe(before);
+  });
+});
+
+describe('a job that exists is never stranded', () => {
+  const slowEnv = () => ({ AVATAR_VIDEO_BASE_URL: slow.baseURL, AVATAR_VIDEO_API_KEY: slow.apiKey });
+
+  it('generate --timeout says seconds, that the job keeps running, and the command to go on', async () => {
+    const output = join(work, 'late.mp4');
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output, '--timeout', '1'], {
+      env: slowEnv(),
+    });
+    expect(result.code).toBe(1);
+    const { error } = result.json();
+    expect(error.videoId).toMatch(/^vid_\w+$/);
+    expect(slow.getVideo(error.videoId)?.status).toBe('PROCESSING');
+    expect(error.message).toMatch(/did not finish within 1 s .*the job keeps running/);
+    const resume = `avatar-video wait ${error.videoId} && avatar-video download ${error.videoId} -o ${output}`;
+    expect(error.resume).toBe(resume);
+    expect(result.stderr).toContain(`video ${error.videoId} keeps running on the service`);
+    expect(result.stderr).toContain(`    ${resume}\n`);
+    expect(existsSync(output)).toBe(false);
+  });
+
+  it('Ctrl-C during the wait names the job and the command to go on, off a terminal too', async () => {
+    const output = join(work, 'interrupted.mp4');
+    const result = await run(['generate', '--audio', AUDIO, '--image', IMAGE, '-o', output], {
+      env: slowEnv(),
+      when: 'render: 0%',
+      interrupt: true,
+    });
+    expect(result.code).toBe(130);
+    const id = /video (vid_\w+) keeps running on the service/.exec(result.stderr)?.[1];
+    expect(id).toBeDefined();
+    expect(slow.getVideo(id as string)).toBeDefined();
+    expect(result.stderr).toContain(`avatar-video wait ${id} && avatar-video download ${id} -o ${output}`);
+  });
+
+  it('a download that fails after the job is COMPLETE says how to save it without paying again', async () => {
+    mock.failNext({ method: 'GET', path: /^\/files\// }, { status: 403, times: 10 }); // more than the SDK's retries
+    const output = join(work, 'unsaved.mp4');
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output]);
+    while (mock.state.takeFailure('GET', '/files/any.mp4')); // leave none for later tests
+    expect(result.code).toBe(1);
+    const { error } = result.json();
+    expect(error.resume).toBe(`avatar-video download ${error.videoId} -o ${output}`);
+    expect(result.stderr).toMatch(/is COMPLETE on the service; to save it without paying again/);
+    expect(result.stderr).not.toMatch(/videos\.download\(/); // no advice in library syntax
+    expect(existsSync(output)).toBe(false);
+  });
+
+  it('a failed job gets no advice to go on: there is nothing left to go on with', async () => {
+    mock.enqueueOutcome({ status: 'FAILED', error: { code: 'bad_audio', message: 'no speech found' } });
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'never.mp4')]);
+    expect(result.code).toBe(1);
+    expect(result.json().error.resume).toBeUndefined();
+    expect(result.stderr).not.toMatch(/to go on/);
+  });
+
+  it('wait --timeout says seconds and gives the wait command again, with --base-url kept', async () => {
+    const client = new AvatarVideo({ apiKey: slow.apiKey, baseURL: slow.baseURL, logLevel: 'off' });
+    const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
+    await client.close();
+    const result = await run(['--json', '--base-url', slow.baseURL, 'wait', id, '--timeout', '1'], {
+      env: { AVATAR_VIDEO_API_KEY: slow.apiKey },
+    });
+    expect(result.code).toBe(1);
+    expect(result.json().error).toMatchObject({
+      type: 'WaitTimeoutError',
+      videoId: id,
+      resume: `avatar-video --base-url ${slow.baseURL} wait ${id}`,
+    });
+    expect(result.stderr).toMatch(/did not finish within 1 s/);
+    expect(result.stderr).not.toMatch(/\d ms/);
+  });
+
+  it('Ctrl-C after the upload went out but before the answer says the job may exist and where to look', async () => {
+    // A service that takes the whole upload and never answers.
+    const server = await rawServer((req) => {
+      req.resume();
+    });
+    try {
+      const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'unanswered.mp4')], {
+        env: { AVATAR_VIDEO_BASE_URL: server.url },
+        when: 'upload: 100%',
+        interrupt: true,
+      });
+      expect(result.code).toBe(130);
+      expect(result.stderr).toMatch(/the service may have created the job anyway/);
+      expect(result.json().error).toMatchObject({ mayHaveCreatedJob: true, resume: 'avatar-video list' });
+      expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/videos']); // never sent twice
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an unknown id gets no advice to go on', async () => {
+    const result = await run(['--json', 'wait', 'vid_missing']);
+    expect(result.code).toBe(1);
+    expect(result.json().error.resume).toBeUndefined();
+  });
+});
+
+describe('service address mistakes', () => {
+  it('an address without a scheme suggests https://', async () => {
+    const result = await run(['list'], { env: { AVATAR_VIDEO_BASE_URL: 'api.example.com' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/AVATAR_VIDEO_BASE_URL api\.example\.com has no scheme: use https:\/\/api\.example\.com/);
+  });
+
+  it('plain http to another host says how to allow it; allowed, a refused connection names the address', async () => {
+    const refused = await run(['--base-url', 'http://0.0.0.0:9', 'list']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/plain http.*--allow-insecure-http or AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1/);
+
+    for (const allow of [['--allow-insecure-http'], []]) {
+      const result = await run([...allow, '--base-url', 'http://0.0.0.0:9', 'list'], {
+        env: allow.length === 0 ? { AVATAR_VIDEO_ALLOW_INSECURE_HTTP: '1' } : {},
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/Could not connect to 0\.0\.0\.0:9 \(the service address, http:\/\/0\.0\.0\.0:9\/.*refused/);
+    }
+  });
+
+  it('a refused connection on loopback names the address', async () => {
+    const result = await run(['--json', 'list'], { env: { AVATAR_VIDEO_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(result.code).toBe(1);
+    expect(result.json().error.message).toMatch(/Could not connect to 127\.0\.0\.1:9 .*refused/);
+  });
+});
+
 describe.concurrent('usage errors', () => {
   it.each([
     [['frob'], /unknown command 'frob'/],
@@ -304,7 +483,7 @@ describe('Ctrl-C', () => {
     const output = join(folder, 'video.mp4');
     await writeFile(output, 'an earlier video');
     try {
-      const result = await run(['download', 'vid_1', '-o', output], {
+      const result = await run(['download', 'vid_1', '-o', output, '--force'], {
         env: { AVATAR_VIDEO_BASE_URL: server.url },
         when: 'download: 0%',
         interrupt: true,
@@ -313,6 +492,7 @@ describe('Ctrl-C', () => {
       expect(result.interruptedAfterMs).toBeLessThan(1_500);
       expect(await readdir(folder)).toEqual(['video.mp4']);
       expect(await readFile(output, 'utf8')).toBe('an earlier video');
+      expect(result.stderr).toContain(`    avatar-video download vid_1 -o ${output} --force\n`);
     } finally {
       await server.close();
     }
@@ -320,6 +500,23 @@ describe('Ctrl-C', () => {
 });
 
 describe('mock', () => {
+  it('without msw installed, says what to install (exit 2)', async () => {
+    // Makes require('msw') fail the way it does when msw is not installed.
+    const hide = join(work, 'hide-msw.cjs');
+    await writeFile(
+      hide,
+      `const Module = require('node:module');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === 'msw') throw Object.assign(new Error("Cannot find module 'msw'"), { code: 'MODULE_NOT_FOUND' });
+  return resolve.call(this, request, ...rest);
+};`,
+    );
+    const result = await run(['mock'], { env: { NODE_OPTIONS: `--require ${hide}` } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/the mock needs msw: npm install msw/);
+  });
+
   it('prints a base URL and key that work, and stops cleanly on Ctrl-C', async () => {
     const child = spawn(process.execPath, [cli, '--json', 'mock'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -25,7 +25,7 @@ async function finishedVideo(audio: Uint8Array, image = JPEG_LANDSCAPE) {
   const created = await fetch(`${s.baseURL}/v1/videos`, { method: 'POST', body, headers: { 'x-api-key': s.apiKey } });
   expect(created.status).toBe(200);
   const { id } = (await created.json()) as { id: string };
-  s.advance(s.state.options.processingMs);
+  s.advance(1_500); // the default processingMs
   const download = async () => {
     const content = await fetch(`${s.baseURL}/v1/videos/${id}/content`, { headers: { 'x-api-key': s.apiKey }, redirect: 'manual' });
     const file = await fetch(content.headers.get('location') ?? '');

@@ -280,7 +280,7 @@ describe('content download', () => {
   async function completed(options: MockServerOptions = {}, parts?: Parts) {
     const s = await start({ clock: 'manual', ...options });
     const { id } = await createOk(parts);
-    s.advance(s.state.options.processingMs);
+    s.advance(1_500); // the default processingMs
     return { s, id };
   }
 

@@ -1,4 +1,5 @@
 import {
+  APIConnectionError,
   APIError,
   APIUserAbortError,
   MediaValidationError,
@@ -19,11 +20,19 @@ export interface Failure {
   json: { error: Record<string, unknown> };
 }
 
+/** What the run knew when it failed, to word the report in the CLI's terms. */
+export interface FailureContext {
+  /** The service address in use. */
+  baseURL?: string | undefined;
+  /** The job being followed, when its error may not carry it. */
+  videoId?: string | undefined;
+}
+
 /**
  * Classify what a command threw. `interrupted` says Ctrl-C was pressed: whatever error the abort
  * surfaced as (an abort, a closed stream), the honest report is "interrupted".
  */
-export function describeFailure(error: unknown, interrupted: boolean): Failure {
+export function describeFailure(error: unknown, interrupted: boolean, context: FailureContext = {}): Failure {
   if (interrupted || error instanceof APIUserAbortError) {
     return { exitCode: ExitCode.interrupted, lines: ['interrupted'], json: { error: { type: 'Interrupted', message: 'interrupted' } } };
   }
@@ -41,7 +50,7 @@ export function describeFailure(error: unknown, interrupted: boolean): Failure {
   // A path that cannot be opened (the SDK's UploadInputError is not exported; its name is stable).
   if (error instanceof Error && error.name === 'UploadInputError') return usage(error.name, [error.message], {});
 
-  const base = error instanceof Error ? error : new Error(String(error));
+  const base = restate(error instanceof Error ? error : new Error(String(error)), context);
   const details: Record<string, unknown> = {};
   if (error instanceof APIError) Object.assign(details, { status: error.status, code: error.code, requestId: error.requestId });
   if (error instanceof ResponseValidationError) Object.assign(details, { requestId: error.requestId, problems: error.problems });
@@ -59,6 +68,41 @@ export function describeFailure(error: unknown, interrupted: boolean): Failure {
     .map(([label, value]) => `${label} ${value}`);
   const lines = [base.message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
   return { exitCode: ExitCode.failed, lines, json: { error: { type: base.name, message: base.message, ...details } } };
+}
+
+/**
+ * The same error, its message said in the CLI's terms: seconds (the unit of --timeout), and for a
+ * refused connection, the address that refused and where it came from.
+ */
+function restate(error: Error, context: FailureContext): Error {
+  let message: string | undefined;
+  if (error instanceof WaitTimeoutError) {
+    const id = error.video?.id ?? context.videoId;
+    const seen = error.video
+      ? `last seen ${error.video.status}${typeof error.video.progress === 'number' ? ` at ${error.video.progress}%` : ''}`
+      : 'never seen';
+    message = `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.timeout / 1000).toFixed(3)} s (--timeout; ${seen}); the job keeps running on the service.`;
+  }
+  const refused = error instanceof APIConnectionError ? refusedAddress(error) : undefined;
+  if (refused !== undefined) {
+    const service = context.baseURL ? ` (the service address, ${context.baseURL}, from --base-url or AVATAR_VIDEO_BASE_URL)` : '';
+    message = `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
+  }
+  if (message === undefined) return error;
+  const restated = new Error(message, { cause: error });
+  restated.name = error.name;
+  return restated;
+}
+
+/** `host:port` of a refused connection, from the error's causes; undefined for any other failure. */
+function refusedAddress(error: Error): string | undefined {
+  for (let cause: unknown = error.cause, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const { code, address, port } = cause as NodeJS.ErrnoException & { address?: string; port?: number };
+    if (code !== 'ECONNREFUSED') continue;
+    if (address === undefined) return /ECONNREFUSED (\S+)/.exec(cause.message)?.[1] ?? 'the service';
+    return `${address.includes(':') ? `[${address}]` : address}${port === undefined ? '' : `:${port}`}`;
+  }
+  return undefined;
 }
 
 function usage(type: string, lines: string[], extra: Record<string, unknown>): Failure {

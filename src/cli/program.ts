@@ -16,6 +16,7 @@ Environment:
   AVATAR_VIDEO_API_KEY   API key (there is no key flag, so keys stay out of shell history)
   AVATAR_VIDEO_BASE_URL  service address, e.g. https://api.example.com (--base-url overrides it)
   AVATAR_VIDEO_LOG       SDK log level: debug, info, warn (default), error, off
+  AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1  same as --allow-insecure-http
   NO_COLOR               set to disable colour
 
 Exit codes: 0 success, 1 the API or the job failed, 2 usage or input error, 130 interrupted (Ctrl-C).`;
@@ -28,6 +29,7 @@ export function buildProgram(session: Session): Command {
     .version(VERSION)
     .option('--json', 'print results (and errors) as JSON on stdout')
     .option('--base-url <url>', 'service address (default: $AVATAR_VIDEO_BASE_URL)')
+    .option('--allow-insecure-http', 'allow a plain http service address on another machine (the key crosses the network in clear)')
     .addHelpText('after', ENVIRONMENT)
     .configureHelp({ showGlobalOptions: true })
     .configureOutput({ outputError: (message, write) => write(paint('red', message)) })

@@ -1,14 +1,20 @@
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
+import { baseUrlProblem } from './base-url.js';
 import { painter } from './color.js';
 import type { Failure } from './failure.js';
 import { createProgress, type Progress } from './progress.js';
+import type { ResumeContext, TrackedJob } from './resume.js';
 import { type Problem, UsageError } from './usage-error.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
   json?: boolean;
   baseUrl?: string;
+  allowInsecureHttp?: boolean;
 }
+
+/** Values of a yes/no environment variable that mean yes. */
+const YES = /^(1|true|yes|on)$/i;
 
 /**
  * What one run of the CLI shares between its parts: the options, the Ctrl-C signal, the client
@@ -19,6 +25,13 @@ export class Session {
   readonly signal: AbortSignal;
   json = false;
   baseUrl: string | undefined;
+  allowInsecureHttp = false;
+  /** The job this run created or follows, once it exists: a failure then says how to go on (resume.ts). */
+  job: TrackedJob | undefined;
+  /** The whole create request went out: a failure before its answer may still leave a job on the service. */
+  uploadSent = false;
+  /** Whether the command was given --force (the suggested download keeps it). */
+  force = false;
   readonly #stdout: NodeJS.WriteStream;
   readonly #stderr: NodeJS.WriteStream;
   readonly #paint: ReturnType<typeof painter>;
@@ -35,6 +48,22 @@ export class Session {
   configure(options: GlobalOptions): void {
     this.json = options.json ?? false;
     this.baseUrl = options.baseUrl;
+    this.allowInsecureHttp = options.allowInsecureHttp === true || YES.test(process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '');
+  }
+
+  /** Follow a job from now on; call again with each new state seen. */
+  track(video: { id: string; status?: string | undefined }, output?: string): void {
+    this.job = { id: video.id, status: video.status, output: output ?? this.job?.output };
+  }
+
+  /** What a suggested command needs to reach the same service the same way. */
+  get resumeContext(): ResumeContext {
+    return { baseUrlFlag: this.baseUrl, allowInsecureHttp: this.allowInsecureHttp, force: this.force, uploadSent: this.uploadSent };
+  }
+
+  /** The service address in use, when one is configured. */
+  get serviceAddress(): string | undefined {
+    return this.#client?.baseURL ?? this.baseUrl ?? process.env.AVATAR_VIDEO_BASE_URL?.trim();
   }
 
   /** The API client, from AVATAR_VIDEO_API_KEY and AVATAR_VIDEO_BASE_URL (or --base-url). */
@@ -49,13 +78,15 @@ export class Session {
     }
     const baseURL = this.baseUrl ?? process.env.AVATAR_VIDEO_BASE_URL?.trim();
     if (!baseURL) problems.push({ code: 'missing_base_url', message: 'AVATAR_VIDEO_BASE_URL is not set: export it or pass --base-url' });
-    const last = problems.at(-1);
-    if (last) {
-      last.message += '; to try without an account, run `avatar-video mock` and export the two lines it prints';
-      throw new UsageError(problems);
+    else {
+      const problem = baseUrlProblem(baseURL, this.baseUrl ? '--base-url' : 'AVATAR_VIDEO_BASE_URL', this.allowInsecureHttp);
+      if (problem) problems.push(problem);
     }
+    const missing = problems.filter((problem) => problem.code.startsWith('missing_')).at(-1);
+    if (missing) missing.message += '; to try without an account, run `avatar-video mock` and export the two lines it prints';
+    if (problems.length > 0) throw new UsageError(problems);
     try {
-      this.#client = new AvatarVideo({ baseURL, logger: this.#logger() });
+      this.#client = new AvatarVideo({ baseURL, logger: this.#logger(), allowInsecureHttp: this.allowInsecureHttp });
     } catch (error) {
       // The remaining constructor errors are about configuration (a malformed URL, plain http to a remote host).
       if (error instanceof AvatarVideoError) throw new UsageError([{ code: 'configuration', message: error.message }]);

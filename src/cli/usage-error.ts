@@ -20,11 +20,11 @@ export class UsageError extends Error {
  * Run independent checks and report every problem they find together, rather than making the user
  * fix one and run again to meet the next. Errors other than UsageError win as they are.
  */
-export async function checkAll<A, B>(first: () => Promise<A> | A, second: () => Promise<B> | B): Promise<[A, B]> {
-  const [a, b] = await Promise.allSettled([(async () => first())(), (async () => second())()]);
-  const failures = [a, b].flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+export async function checkAll<T extends unknown[]>(...checks: { [K in keyof T]: () => Promise<T[K]> | T[K] }): Promise<T> {
+  const outcomes = await Promise.allSettled(checks.map(async (check) => check()));
+  const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
   const other = failures.find((reason) => !(reason instanceof UsageError));
   if (other !== undefined) throw other;
   if (failures.length > 0) throw new UsageError(failures.flatMap((reason) => (reason as UsageError).problems));
-  return [(a as PromiseFulfilledResult<A>).value, (b as PromiseFulfilledResult<B>).value];
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as T;
 }

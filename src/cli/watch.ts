@@ -5,7 +5,11 @@ import type { Session } from './session.js';
 /** Callbacks that feed the SDK's progress reports into the session's bars or lines. */
 
 export const uploadMeter = (session: Session): UploadMeter =>
-  new UploadMeter((sent, total) => session.progress.update('upload', sent, total));
+  new UploadMeter((sent, total) => {
+    // Every byte handed over: from now on the service may create a job even if its answer never arrives.
+    if (sent >= total) session.uploadSent = true;
+    session.progress.update('upload', sent, total);
+  });
 
 export const renderProgress =
   (session: Session) =>

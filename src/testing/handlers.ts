@@ -16,7 +16,9 @@
  *   duration via the SDK's probeMedia (400 unreadable_media, 422 duration_out_of_range: audio 1..60 s,
  *   video 10..60 s, inclusive). aspect_ratio is 9:16 when the reference is taller than wide, else 16:9.
  * - Job state comes from the mock clock: PROCESSING with progress floor(elapsed / processingMs * 100)
- *   capped at 99, then the enqueued outcome (default COMPLETE: progress 100, completed_at set).
+ *   capped at 99 (bent by progressNoise, see progress.ts), then the enqueued outcome (default COMPLETE:
+ *   progress 100, completed_at set). A PROCESSING video (GET /v1/videos/:id and the create answer)
+ *   carries `x-poll-after: <pollAfterMs / 1000>` unless pollAfterMs is null.
  *   FAILED and CANCELLED keep the progress they reached and completed_at null.
  * - GET /v1/videos lists newest first: `limit` 1..100 (default 20), `after` = an id from a previous
  *   page; envelope `{ object: 'list', data, has_more, last_id }`.
@@ -30,13 +32,16 @@
  *   rendered on the first download and cached on the job.
  * - Anything else on either origin: 404 not_found.
  */
-import { type HttpHandler, http } from 'msw';
+import type { HttpHandler } from 'msw';
 import { serveFile } from './cdn.js';
 import { createVideo } from './create.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
+import { loadMsw } from './msw.js';
 import { renderOutput } from './render-output.js';
 import { errorResponse, injectedResponse, jsonResponse, withRequestId } from './responses.js';
-import type { MockState, MockVideo } from './state.js';
+import type { MockState, MockVideo, RecordedRequest } from './state.js';
+
+const { http } = loadMsw();
 
 /** Absolute origins the handlers answer for, e.g. `http://127.0.0.1:4010` (no trailing slash). */
 export interface MockOrigins {
@@ -61,19 +66,33 @@ export function createHandlers(state: MockState, origins: MockOrigins): HttpHand
       request.headers.forEach((value, name) => {
         headers[name] = name === 'x-api-key' ? '[redacted]' : value;
       });
-      state.requests.push({ origin, method: request.method, path: url.pathname, hasApiKey: key !== null, apiKeyValid: valid, headers });
-
-      const injected = state.takeFailure(request.method, url.pathname);
-      if (injected) return withRequestId(injectedResponse(injected));
-      if (origin === 'api' && /^\/v1(\/|$)/.test(url.pathname) && !valid) {
-        return withRequestId(
-          key === null
+      const record: RecordedRequest = {
+        origin,
+        method: request.method,
+        path: url.pathname,
+        hasApiKey: key !== null,
+        apiKeyValid: valid,
+        headers,
+      };
+      state.requests.push(record);
+      const answer = async (): Promise<Response> => {
+        const injected = state.takeFailure(request.method, url.pathname);
+        if (injected) return injectedResponse(injected);
+        if (origin === 'api' && /^\/v1(\/|$)/.test(url.pathname) && !valid) {
+          return key === null
             ? errorResponse('missing_api_key', 'Send your API key in the x-api-key header.')
-            : errorResponse('invalid_api_key', 'The API key in x-api-key is not valid.'),
-        );
+            : errorResponse('invalid_api_key', 'The API key in x-api-key is not valid.');
+        }
+        return resolver(request, url, typeof params.id === 'string' ? params.id : '');
+      };
+      try {
+        const response = withRequestId(await answer());
+        record.status = response.status;
+        return response;
+      } catch (error) {
+        record.status = 500; // what node-server.ts answers for a handler that threw
+        throw error;
       }
-      const id = typeof params.id === 'string' ? params.id : '';
-      return withRequestId(await resolver(request, url, id));
     };
 
   const findVideo = (id: string): MockVideo | Response =>
@@ -106,7 +125,7 @@ export function createHandlers(state: MockState, origins: MockOrigins): HttpHand
   return [
     http.post(
       `${api}/v1/videos`,
-      route('api', (request) => createVideo(request, state)),
+      route('api', async (request) => withPollHint(await createVideo(request, state), state)),
     ),
     http.get(
       `${api}/v1/videos`,
@@ -116,7 +135,7 @@ export function createHandlers(state: MockState, origins: MockOrigins): HttpHand
       `${api}/v1/videos/:id`,
       route('api', (_request, _url, id) => {
         const video = findVideo(id);
-        return video instanceof Response ? video : jsonResponse(video);
+        return video instanceof Response ? video : withPollHint(jsonResponse(video), state, video);
       }),
     ),
     http.get(
@@ -139,6 +158,18 @@ export function createHandlers(state: MockState, origins: MockOrigins): HttpHand
     http.all(`${api}/*`, route('api', notFound)),
     http.all(`${cdn}/*`, route('cdn', notFound)),
   ];
+}
+
+/**
+ * Adds `x-poll-after` (seconds, decimals allowed) to the answer about a PROCESSING video, so that an SDK
+ * wait against the mock polls every `pollAfterMs` rather than every 2 s. The create answer gets it too.
+ */
+function withPollHint(response: Response, state: MockState, video?: MockVideo): Response {
+  const { pollAfterMs } = state.options;
+  if (pollAfterMs === null || !response.ok) return response;
+  if (video !== undefined && video.status !== 'PROCESSING') return response;
+  response.headers.set('x-poll-after', String(pollAfterMs / 1000));
+  return response;
 }
 
 function listVideos(state: MockState, url: URL): Response {

@@ -9,8 +9,9 @@
  *
  * Users who already run MSW can take `createHandlers(new MockState(), { api, cdn })` instead.
  */
-import { getResponse, type HttpHandler } from 'msw';
+import type { HttpHandler } from 'msw';
 import { createHandlers } from './handlers.js';
+import { loadMsw } from './msw.js';
 import { type LoopbackServer, listenLoopback } from './node-server.js';
 import {
   type FailureMatch,
@@ -22,8 +23,12 @@ import {
   type RecordedRequest,
 } from './state.js';
 
+// Without msw, importing this module throws MSW_MISSING here, before anything else happens.
+const { getResponse } = loadMsw();
+
 export { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
 export { createHandlers, type MockOrigins } from './handlers.js';
+export { MSW_MISSING } from './msw.js';
 export { MOCK_ERROR_CODES, type MockErrorCode } from './responses.js';
 export {
   type FailureMatch,
@@ -55,6 +60,8 @@ export interface MockServer {
   /** Force fields of a video, e.g. `{ status: 'QUEUED' }`. Throws for an unknown id. */
   setVideo(id: string, patch: Partial<MockVideo>): void;
   getVideo(id: string): MockVideo | undefined;
+  /** Forget every job, request, queued outcome and injected failure (options and clock stay). See MockState.reset. */
+  reset(): void;
   /** Every request both origins received, oldest first. */
   readonly requests: RecordedRequest[];
   /** Successful creates so far. */
@@ -90,6 +97,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     failNext: (match, reply) => state.failNext(match, reply),
     setVideo: (id, patch) => state.setVideo(id, patch),
     getVideo: (id) => state.getVideo(id),
+    reset: () => state.reset(),
     requests: state.requests,
     get creates() {
       return state.creates;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { checkNoise, noisyProgress } from './progress.js';
 
 /** The video object exactly as the mock returns it (spec 2.1). `status` is a plain string so tests can force unknown values. */
 export interface MockVideo {
@@ -45,6 +46,8 @@ export interface RecordedRequest {
   apiKeyValid: boolean;
   /** Lower-cased names; the x-api-key value is replaced by '[redacted]'. */
   headers: Record<string, string>;
+  /** Status of the mock's answer; undefined while the request is still being answered. */
+  status?: number;
 }
 
 export interface MockStateOptions {
@@ -52,8 +55,23 @@ export interface MockStateOptions {
   apiKey?: string;
   /** Whether the key may send video_reference. Default true. */
   previewAccess?: boolean;
-  /** Time from create to the final state. Default 1500. */
-  processingMs?: number;
+  /**
+   * Time from create to the final state, in ms: one number for every job, or a function of the job's
+   * index (0 for the first job created, counting again from 0 after `reset()`). Default 1500.
+   */
+  processingMs?: number | ((jobIndex: number) => number);
+  /**
+   * Poll hint sent with a PROCESSING video (`x-poll-after`, in seconds), so an SDK wait against the mock
+   * polls this often instead of every 2 s. `null` sends no hint, to exercise the SDK's own scheduling.
+   * Default 50.
+   */
+  pollAfterMs?: number | null;
+  /**
+   * How unevenly PROCESSING progress grows, from 0 (a straight line from 0 to 100 over processingMs) to 1
+   * (the pace swings between stopped and twice the average). Deterministic per job index; progress never
+   * goes back and still reaches 100 at processingMs. Default 0.
+   */
+  progressNoise?: number;
   /** 'manual': time moves only with advance(). Default 'real'. */
   clock?: 'real' | 'manual';
   /** Status of the content redirect. Default 302. */
@@ -66,6 +84,10 @@ interface Job {
   video: MockVideo;
   createdMs: number;
   outcome: MockOutcome;
+  /** Position in creation order, counted from 0 (and again after reset()). */
+  index: number;
+  /** This job's time from create to its final state. */
+  processingMs: number;
   /** Fields forced by setVideo(); they win over the clock. */
   patch: Partial<MockVideo>;
   /** Duration of the uploaded audio: the finished video lasts as long. */
@@ -93,6 +115,8 @@ export class MockState {
       apiKey: options.apiKey ?? 'test-key',
       previewAccess: options.previewAccess ?? true,
       processingMs: options.processingMs ?? 1500,
+      pollAfterMs: options.pollAfterMs === undefined ? 50 : options.pollAfterMs,
+      progressNoise: checkNoise(options.progressNoise ?? 0),
       clock: options.clock ?? 'real',
       redirectStatus: options.redirectStatus ?? 302,
       sameOriginHop: options.sameOriginHop ?? false,
@@ -147,9 +171,27 @@ export class MockState {
       caption_template_id: null,
       video_id: id,
     };
-    this.jobs.set(id, { video, createdMs, outcome: this.outcomes.shift() ?? { status: 'COMPLETE' }, patch: {}, audioSeconds });
+    const index = this.creates;
+    const { processingMs } = this.options;
+    const ms = typeof processingMs === 'function' ? processingMs(index) : processingMs;
+    const outcome = this.outcomes.shift() ?? { status: 'COMPLETE' };
+    this.jobs.set(id, { video, createdMs, index, processingMs: ms, outcome, patch: {}, audioSeconds });
     this.creates += 1;
     return this.view(id) as MockVideo;
+  }
+
+  /**
+   * Forget every job, recorded request, queued outcome, injected failure and issued signature, as if
+   * the mock had just started (the options and the clock stay as they are). Lets one server serve a
+   * whole test file, reset in `beforeEach`.
+   */
+  reset(): void {
+    this.requests.splice(0); // the same array: MockServer.requests points at it
+    this.creates = 0;
+    this.jobs.clear();
+    this.outcomes.splice(0);
+    this.failures.splice(0);
+    this.signatures.clear();
   }
 
   /** The video as of now on the mock clock, or undefined for an unknown id. */
@@ -196,9 +238,10 @@ export class MockState {
   private view(id: string): MockVideo | undefined {
     const job = this.jobs.get(id);
     if (!job) return undefined;
-    const { processingMs } = this.options;
+    const { processingMs } = job;
     const elapsed = this.now() - job.createdMs;
-    const running = Math.max(0, Math.min(99, Math.floor((elapsed / Math.max(processingMs, 1)) * 100)));
+    const fraction = noisyProgress(elapsed / Math.max(processingMs, 1), this.options.progressNoise, job.index);
+    const running = Math.max(0, Math.min(99, Math.floor(fraction * 100)));
     let live: Partial<MockVideo>;
     if (elapsed < processingMs) live = { status: 'PROCESSING', progress: running };
     else if (job.outcome.status === 'COMPLETE')

@@ -31,7 +31,8 @@ async function loadTesting() {
   try {
     return await import('../../testing/index.js');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes("'msw'")) throw error;
+    // The testing module says this itself when msw is missing (testing/msw.ts); the CLI says it as a usage error.
+    if (!(error instanceof Error) || !error.message.startsWith('avatar-video/testing needs msw')) throw error;
     throw new UsageError([{ code: 'missing_dependency', message: 'the mock needs msw: npm install msw' }]);
   }
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Video, WaitProgress } from '../../index.js';
 import { formatVideo } from '../format.js';
 import { secondsToMs } from '../parse.js';
 import type { Session } from '../session.js';
@@ -11,10 +12,15 @@ export function registerWait(program: Command, session: Session): void {
     .argument('<id>', 'video id')
     .option('--timeout <seconds>', 'stop waiting after this long; the job keeps running (default: 600)', secondsToMs)
     .action(async (id: string, flags: { timeout?: number }) => {
+      const render = renderProgress(session);
       const video = await session.client().videos.waitForCompletion(id, {
         waitTimeout: flags.timeout,
         signal: session.signal,
-        onProgress: renderProgress(session),
+        // Tracked once seen: an id the service does not know gets no "to go on" advice.
+        onProgress: (seen: Video, estimate: WaitProgress) => {
+          session.track(seen);
+          render(seen, estimate);
+        },
       });
       session.result(video, formatVideo(video));
     });
