@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { Agent } from 'undici';
 import { afterEach, expect, it } from 'vitest';
 import { AvatarVideo, VideoCancelledError, VideoFailedError } from '../src/index.js';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
@@ -12,8 +13,8 @@ const WAIT = { pollInterval: 250, maxPollInterval: 1_000, timeout: 40_000 };
 const WARMUP = 200; // enough at once to open every pooled connection before measuring
 const MB = 1 << 20;
 
-/** Per-origin pool statistics of the client's undici Agent. */
-const stats = (client: AvatarVideo) => (client.dispatcher as unknown as { stats: Record<string, { connected: number }> }).stats;
+/** Per-origin pool statistics of the undici Agent given to the client. */
+const stats = (agent: Agent) => (agent as unknown as { stats: Record<string, { connected: number }> }).stats;
 
 // A full GC before each heap reading, so the numbers are live memory, not garbage.
 setFlagsFromString('--expose-gc');
@@ -46,8 +47,9 @@ async function waitOnAll(client: AvatarVideo, ids: string[]) {
 
 it(`one client waits on ${JOBS} jobs at once, sharing the pool, in bounded memory`, async () => {
   const server: MockServer = await startMockServer({ processingMs: PROCESSING_MS });
-  const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' });
-  closers.push(() => client.close(), server.close);
+  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off', dispatcher: agent });
+  closers.push(() => agent.close(), server.close);
   subscribe('undici:client:connected', onConnected);
 
   // Every tenth job fails and every tenth is cancelled, so all three endings run side by side.
@@ -69,7 +71,7 @@ it(`one client waits on ${JOBS} jobs at once, sharing the pool, in bounded memor
   let mostConnected = 0;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().heapUsed);
-    for (const pool of Object.values(stats(client))) mostConnected = Math.max(mostConnected, pool.connected);
+    for (const pool of Object.values(stats(agent))) mostConnected = Math.max(mostConnected, pool.connected);
   }, 25);
   const started = performance.now();
   const outcome = await waitOnAll(client, ids);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,10 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APIConnectionError, APIUserAbortError, AvatarVideo, AvatarVideoError, VideoNotReadyError } from '../src/index.js';
 import { TempFile } from '../src/lib/file-writer.js';
 import { startMockServer } from '../src/testing/index.js';
+import { fakeMp4 } from './helpers/fake-mp4.js';
 import { type Handler, json, rawServer, video } from './helpers/raw-server.js';
 
 const KEY = 'sk-download-secret-123';
-const BODY = randomBytes(3 << 20);
+const BODY = fakeMp4(3 << 20);
 const ETAG = '"v1"';
 const MiB = 1 << 20;
 const OLD = 'the file that was here before';
@@ -31,6 +31,7 @@ interface FileOptions {
   /** Honour `Range: bytes=N-`. */
   ranges?: boolean;
   etag?: string;
+  lastModified?: string;
   /** Send this many body bytes, then drop the connection. */
   dropAfter?: number;
   /** Send this many body bytes, then go silent. */
@@ -43,13 +44,14 @@ interface FileOptions {
 
 /** Serve BODY the way a file host does, or misbehave as told. */
 function sendFile(req: IncomingMessage, res: ServerResponse, options: FileOptions = {}) {
-  const { ranges = true, etag = ETAG } = options;
+  const { ranges = true, etag = ETAG, lastModified } = options;
   const asked = ranges ? /^bytes=(\d+)-$/.exec(req.headers.range ?? '') : null;
   const ifRange = req.headers['if-range'];
-  const start = asked && (ifRange === undefined || ifRange === etag) ? Number(asked[1]) : 0;
+  const start = asked && (ifRange === undefined || ifRange === etag || ifRange === lastModified) ? Number(asked[1]) : 0;
   const end = Math.min(BODY.length, options.maxRange && asked ? start + options.maxRange : BODY.length);
   const headers: Record<string, string> = { 'content-type': 'video/mp4', 'content-length': String(end - start) };
   if (etag) headers.etag = etag;
+  if (lastModified) headers['last-modified'] = lastModified;
   if (asked && start > 0) headers['content-range'] = options.contentRange ?? `bytes ${start}-${end - 1}/${BODY.length}`;
   res.writeHead(asked && start > 0 ? 206 : 200, headers);
   const cut = options.dropAfter ?? options.stallAfter;
@@ -71,7 +73,7 @@ async function origins(host: Handler) {
     }
     json(res, 404, { error: { code: 'not_found', message: 'no' } });
   });
-  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off' });
+  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off', maxRetryDelay: 20 });
   closers.push(() => client.close(), api.close, cdn.close);
   const contentRequests = () => api.requests.filter((r) => r.url.endsWith('/content')).length;
   return { api, cdn, client, contentRequests };
@@ -143,9 +145,10 @@ describe('resuming', () => {
     expect(progress.some((bytes, i) => i > 0 && bytes < (progress[i - 1] as number))).toBe(true);
   });
 
-  it('sends no If-Range for a weak ETag, and asks again when a 206 carries only part of the rest', async () => {
+  it('takes Last-Modified as the If-Range validator, and asks again when a 206 carries only part of the rest', async () => {
+    const lastModified = 'Wed, 21 Oct 2026 07:28:00 GMT';
     const { cdn, client } = await origins((req, res, n) =>
-      sendFile(req, res, { etag: 'W/"weak"', maxRange: MiB, ...(n === 0 ? { dropAfter: MiB / 2 } : {}) }),
+      sendFile(req, res, { etag: 'W/"weak"', lastModified, maxRange: MiB, ...(n === 0 ? { dropAfter: MiB / 2 } : {}) }),
     );
     const target = join(dir, 'out.mp4');
     await client.videos.download('vid_1', target);
@@ -156,7 +159,24 @@ describe('resuming', () => {
       `bytes=${MiB * 1.5}-`,
       `bytes=${MiB * 2.5}-`,
     ]);
-    expect(cdn.requests.every((r) => r.headers['if-range'] === undefined)).toBe(true);
+    expect(cdn.requests.slice(1).every((r) => r.headers['if-range'] === lastModified)).toBe(true);
+  });
+
+  it.each([
+    ['a weak ETag alone', { etag: 'W/"weak"' }],
+    ['no validator at all', { etag: '' }],
+  ])('starts over from byte 0, without Range, after a drop when the first answer had %s', async (_case, validators) => {
+    // A range request would be answered from another file: a resume here would splice two files.
+    const other = fakeMp4(BODY.length);
+    const { cdn, client } = await origins((req, res, n) => {
+      if (req.headers.range)
+        return void res.writeHead(206, { 'content-range': `bytes 1-${other.length - 1}/${other.length}` }).end(other.subarray(1));
+      sendFile(req, res, { ...validators, ...(n === 0 ? { dropAfter: MiB } : {}) });
+    });
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target);
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined, undefined]);
   });
 
   it('resumes a body that stalls past the timeout', async () => {
@@ -187,7 +207,7 @@ describe('resuming', () => {
 });
 
 describe('how the file host is read', () => {
-  it('reads a plain response on its own socket, and a chunked one through undici, with the same bytes', async () => {
+  it('asks the file host once per download, chunked or plain, through one pooled connection', async () => {
     const chunked = await origins((_req, res) => {
       res.writeHead(200, { 'content-type': 'video/mp4', 'transfer-encoding': 'chunked' });
       res.write(BODY);
@@ -196,24 +216,23 @@ describe('how the file host is read', () => {
     const target = join(dir, 'chunked.mp4');
     expect((await chunked.client.videos.download('vid_1', target)).bytes).toBe(BODY.length);
     expect((await readFile(target)).equals(BODY)).toBe(true);
-    // First the direct attempt (Connection: close), which declines the chunked answer; then undici.
-    expect(chunked.cdn.requests.map((r) => r.headers.connection)).toEqual(['close', 'keep-alive']);
+    expect(chunked.cdn.requests).toHaveLength(1);
     expect(chunked.cdn.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
 
     const plain = await origins((req, res) => sendFile(req, res));
-    await plain.client.videos.download('vid_1', target);
+    for (let i = 0; i < 5; i++) await plain.client.videos.download('vid_1', target);
     expect((await readFile(target)).equals(BODY)).toBe(true);
-    expect(plain.cdn.requests.map((r) => r.headers.connection)).toEqual(['close']);
+    expect(plain.cdn.requests).toHaveLength(5);
+    expect(plain.cdn.connections()).toBeLessThanOrEqual(2);
   });
 
-  it('sends a 5xx at the file host through the regular retries', async () => {
+  it('sends a 5xx at the file host through the regular retries, one request per try', async () => {
     const { cdn, client } = await origins((req, res, n) =>
       n < 2 ? json(res, 503, { error: { code: 'busy', message: 'later' } }) : sendFile(req, res),
     );
     const target = join(dir, 'out.mp4');
     await client.videos.download('vid_1', target);
     expect((await readFile(target)).equals(BODY)).toBe(true);
-    // The direct attempt declines the 503 and undici asks again to read the error: two requests per try.
     expect(cdn.requests.length).toBe(3);
   });
 });
@@ -227,11 +246,14 @@ describe('failures leave the destination untouched', () => {
   it.each([
     ['starts at the wrong byte', `bytes 0-${BODY.length - 1}/${BODY.length}`],
     ['names another total', `bytes ${MiB}-${BODY.length - 1}/${BODY.length + 1}`],
-  ])('rejects a 206 whose Content-Range %s', async (_case, contentRange) => {
-    const { client } = await origins((req, res, n) => sendFile(req, res, n === 0 ? { dropAfter: MiB } : { contentRange }));
+  ])('never splices a 206 whose Content-Range %s: it starts over, then gives up', async (_case, contentRange) => {
+    const { cdn, client } = await origins((req, res) => sendFile(req, res, { dropAfter: MiB, contentRange }));
     const target = join(dir, 'out.mp4');
     await writeFile(target, OLD);
-    await expect(client.videos.download('vid_1', target)).rejects.toThrow(/Content-Range/);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AvatarVideoError);
+    // 200 dropped; 206 refused; a fresh 200 from byte 0 (no Range) after the refusal.
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined, `bytes=${MiB}-`, undefined]);
     await expectUntouched(target);
   });
 

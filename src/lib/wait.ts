@@ -1,7 +1,8 @@
-import { type AvatarVideo, sleep } from '../client.js';
 import { APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
+import type { Transport } from '../internal/http-client.js';
 import { apiPath } from '../internal/path.js';
 import { parseRetryAfter, shouldRetry } from '../internal/retry.js';
+import { sleep } from '../internal/sleep.js';
 import { describeFailure, header, type RawResponse } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from './errors.js';
@@ -67,7 +68,7 @@ function positive(value: number, name: string): number {
  * `initial` is a video already in hand (from create): it counts as the first poll.
  * @internal Use `client.videos.waitForCompletion`.
  */
-export async function waitForVideo(client: AvatarVideo, id: string, options: WaitOptions = {}, initial?: Video): Promise<Video> {
+export async function waitForVideo(client: Transport, id: string, options: WaitOptions = {}, initial?: Video): Promise<Video> {
   const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
   const maxPollInterval = Math.max(positive(options.maxPollInterval ?? 10_000, 'maxPollInterval'), pollInterval);
   const timeout = positive(options.timeout ?? 600_000, 'timeout');
@@ -138,7 +139,7 @@ export async function waitForVideo(client: AvatarVideo, id: string, options: Wai
 }
 
 /** One `retrieve`, also returning the server's hint for the next poll. */
-async function poll(client: AvatarVideo, id: string, signal: AbortSignal, timeout: number) {
+async function poll(client: Transport, id: string, signal: AbortSignal, timeout: number) {
   let hint: number | undefined;
   const video = await client.request(
     {

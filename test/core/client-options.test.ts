@@ -24,7 +24,6 @@ describe('construction', () => {
     vi.stubEnv('AVATAR_VIDEO_BASE_URL', 'https://api.example.com/');
     const client = new AvatarVideo();
     expect(client.baseURL).toBe('https://api.example.com/');
-    expect(client.headers()['x-api-key']).toBe('env-key-123456');
   });
 
   it('refuses plain http off loopback unless allowed', () => {
