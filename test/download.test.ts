@@ -1,12 +1,20 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { APIConnectionError, APIUserAbortError, AvatarVideo, AvatarVideoError, VideoNotReadyError } from '../src/index.js';
+import {
+  APIConnectionError,
+  APIUserAbortError,
+  AvatarVideo,
+  AvatarVideoError,
+  DownloadIntegrityError,
+  NotFoundError,
+  VideoNotReadyError,
+} from '../src/index.js';
 import { TempFile } from '../src/lib/file-writer.js';
 import { startMockServer } from '../src/testing/index.js';
-import { fakeMp4 } from './helpers/fake-mp4.js';
+import { box, fakeMp4, ftyp } from './helpers/fake-mp4.js';
 import { type Handler, json, rawServer, video } from './helpers/raw-server.js';
 
 const KEY = 'sk-download-secret-123';
@@ -332,5 +340,130 @@ describe('TempFile', () => {
     expect(await leftovers()).toHaveLength(1);
     await file.discard();
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+/** An API whose content endpoint answers with `content` itself (no redirect) on each call. */
+async function contentAnswers(content: Handler) {
+  let calls = 0;
+  const cdn = await rawServer((req, res) => sendFile(req, res));
+  const api = await rawServer((req, res) => {
+    if (req.url === '/v1/videos/vid_1') return json(res, 200, video('vid_1', { status: 'COMPLETE', progress: 100 }));
+    return content(req, res, calls++);
+  });
+  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off', maxRetryDelay: 20 });
+  closers.push(() => client.close(), api.close, cdn.close);
+  return { api, cdn, client };
+}
+
+describe('a saved file is the video or an error', () => {
+  async function expectNothingSaved(target: string) {
+    expect(await readFile(target, 'utf8')).toBe(OLD);
+    expect(await leftovers()).toEqual([]);
+  }
+
+  it.each([
+    ['application/json', '{"id":"vid_1","object":"video"}'],
+    ['text/html; charset=utf-8', '<html><body>Bad gateway</body></html>'],
+    ['text/plain', 'not a video'],
+  ])('refuses a 200 %s answer with DownloadIntegrityError', async (type, text) => {
+    const { client } = await contentAnswers((_req, res) => res.writeHead(200, { 'content-type': type, 'x-request-id': 'req_9' }).end(text));
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DownloadIntegrityError);
+    expect(error).toMatchObject({ videoId: 'vid_1', requestId: 'req_9' });
+    expect((error as DownloadIntegrityError).reason).toContain(type);
+    await expectNothingSaved(target);
+  });
+
+  it('does not splice a stalled 200 JSON with the file: it starts over from byte 0', async () => {
+    const { api, cdn, client } = await contentAnswers((_req, res, n) => {
+      if (n === 0) return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' }).write('{"id":');
+      res.writeHead(302, { location: `${cdn.url}/files/vid_1.mp4?sig=${n}` }).end();
+    });
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target, { timeout: 300 });
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined]);
+    expect(api.requests.filter((r) => r.url.endsWith('/content')).every((r) => r.headers.range === undefined)).toBe(true);
+  });
+
+  it('refuses a body longer than its Content-Length (the MP4 cut at the announced size)', async () => {
+    const { client } = await contentAnswers((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(BODY.length - 1000), etag: ETAG });
+      res.end(BODY);
+    });
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DownloadIntegrityError);
+    expect((error as DownloadIntegrityError).reason).toMatch(/mdat.*truncated/);
+    await expectNothingSaved(target);
+  });
+
+  it.each([
+    ['cut short, with a matching Content-Length', BODY.subarray(0, BODY.length - 1000), /truncated/],
+    ['without ftyp first', Buffer.concat([Buffer.from('\0\0\0\x08free'), BODY]), /ftyp/],
+    ['without moov', Buffer.concat([ftyp(), box('mdat', Buffer.alloc(4000))]), /moov/],
+  ])('refuses an MP4 %s', async (_case, bytes, reason) => {
+    const { client } = await contentAnswers((_req, res) =>
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(bytes.length) }).end(bytes),
+    );
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DownloadIntegrityError);
+    expect((error as DownloadIntegrityError).reason).toMatch(reason);
+    await expectNothingSaved(target);
+  });
+
+  it('wraps a malformed Location in an AvatarVideoError naming the redirect', async () => {
+    const { client } = await contentAnswers((_req, res) => res.writeHead(302, { location: 'http://[::1' }).end());
+    const target = join(dir, 'out.mp4');
+    for (const call of [
+      () => client.videos.download('vid_1', target),
+      () => client.videos.content('vid_1'),
+      () => client.videos.contentURL('vid_1'),
+    ]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AvatarVideoError);
+      expect((error as Error).message).toMatch(/Redirect 302 .*malformed Location/);
+    }
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('removes temp files of its own naming left by a killed process, and keeps a live one', async () => {
+    const { client } = await origins((req, res) => sendFile(req, res));
+    const target = join(dir, 'out.mp4');
+    const dead = join(dir, `.out.mp4.${'7ffffff0'}beef.part`); // no such pid
+    const live = join(dir, `.out.mp4.${process.pid.toString(16).padStart(8, '0')}cafe.part`);
+    const abandoned = join(dir, `.out.mp4.${process.pid.toString(16).padStart(8, '0')}dead.part`);
+    const foreign = join(dir, '.out.mp4.notours.part');
+    for (const path of [dead, live, abandoned, foreign]) await writeFile(path, 'partial');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(abandoned, twoHoursAgo, twoHoursAgo);
+    await client.videos.download('vid_1', target);
+    expect((await leftovers()).sort()).toEqual(['.out.mp4.notours.part', live.slice(dir.length + 1)].sort());
+  });
+});
+
+describe('contentURL', () => {
+  it('returns the signed file address without any request to the file host', async () => {
+    const { api, cdn, client } = await origins((req, res) => sendFile(req, res));
+    const url = await client.videos.contentURL('vid_1');
+    expect(url).toBe(`${cdn.url}/files/vid_1.mp4?sig=1`);
+    expect(cdn.requests).toHaveLength(0);
+    expect(api.requests.map((r) => [r.url, r.headers['x-api-key']])).toEqual([['/v1/videos/vid_1/content', KEY]]);
+  });
+
+  it('fails with the API error, or when the service answers without a redirect', async () => {
+    const { client } = await contentAnswers((_req, res, n) =>
+      n === 0
+        ? json(res, 404, { error: { code: 'not_found', message: 'no such video' } })
+        : res.writeHead(200, { 'content-type': 'video/mp4' }).end('x'),
+    );
+    await expect(client.videos.contentURL('vid_1')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.videos.contentURL('vid_1')).rejects.toThrow(/without redirecting/);
   });
 });
