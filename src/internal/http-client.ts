@@ -57,7 +57,7 @@ export class Transport {
   readonly maxRetryDelay: number;
   readonly logger: Logger;
   readonly #apiKey: string;
-  /** Headers of every API request, built once and frozen: requests without extra headers share it. */
+  /** Headers of every API request, built once (each request copies them). */
   readonly #headers: Readonly<Record<string, string>>;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
@@ -167,7 +167,8 @@ export class Transport {
     const started = this.#debug ? performance.now() : 0;
     if (this.#debug) this.logger.debug(`${request.method} ${url.pathname}${url.search} (attempt ${attempt})`);
     const extra = body ? { ...options.headers, ...body.headers } : options.headers;
-    const headers = extra && Object.keys(extra).length > 0 ? { ...this.#headers, ...safeHeaders(extra) } : this.#headers;
+    // A fresh object per request: a dispatcher may add to it (ProxyAgent sets `host`).
+    const headers = { ...this.#headers, ...safeHeaders(extra) };
     const signal = options.signal;
     const timeout = options.timeout ?? this.timeout;
     const response = await send(

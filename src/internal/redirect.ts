@@ -56,7 +56,8 @@ export async function resolveRedirects(
 function get(url: URL, headers: Record<string, string>, options: FollowOptions): Promise<SentResponse> {
   return send(
     options.dispatcher,
-    { url, method: 'GET', headers, timeout: options.timeout, signal: options.signal, stream: true },
+    // A fresh copy per hop: a dispatcher may add to it (ProxyAgent sets `host`, which must not follow us to the next origin).
+    { url, method: 'GET', headers: { ...headers }, timeout: options.timeout, signal: options.signal, stream: true },
     options.secret,
   );
 }
