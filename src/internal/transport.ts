@@ -160,30 +160,41 @@ export interface BodyText {
  * hundreds of MiB, or never stop), mapping stalls and aborts to SDK errors.
  */
 export async function readText(response: SentResponse, signal: AbortSignal | undefined, secret: string, limit: number): Promise<BodyText> {
-  const { body } = response;
   try {
-    const announced = Number(header(response.headers, 'content-length'));
-    if (announced > limit) {
+    if (Number(header(response.headers, 'content-length')) > limit) {
       release(response);
       return { text: '', truncated: true };
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      if (size + chunk.length > limit) {
-        chunks.push(chunk.subarray(0, limit - size));
-        release(response);
-        return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
-      }
-      chunks.push(chunk);
-      size += chunk.length;
-    }
-    return { text: Buffer.concat(chunks, size).toString('utf8'), truncated: false };
+    return await collect(response, limit);
   } catch (error) {
     throw toConnectionError(error, signal, response.timedOut(), secret);
   } finally {
     response.done();
   }
+}
+
+/**
+ * Gather a body up to `limit` bytes. Events rather than `for await`: the async iterator destroys the body
+ * when it finishes, which can cost the keep-alive connection it came on.
+ */
+function collect(response: SentResponse, limit: number): Promise<BodyText> {
+  const { body } = response;
+  return new Promise<BodyText>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      if (size + chunk.length <= limit) {
+        chunks.push(chunk);
+        size += chunk.length;
+        return;
+      }
+      chunks.push(chunk.subarray(0, limit - size));
+      release(response);
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), truncated: true });
+    });
+    body.once('end', () => resolve({ text: Buffer.concat(chunks, size).toString('utf8'), truncated: false }));
+    body.once('error', reject);
+  });
 }
 
 /** Drop a response's body unread, closing its connection (a dump could wait on a stalled body). */
