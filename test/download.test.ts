@@ -405,6 +405,7 @@ describe('a saved file is the video or an error', () => {
   it.each([
     ['cut short, with a matching Content-Length', BODY.subarray(0, BODY.length - 1000), /truncated/],
     ['without ftyp first', Buffer.concat([Buffer.from('\0\0\0\x08free'), BODY]), /ftyp/],
+    ['with bytes after its last box', Buffer.concat([BODY, Buffer.from('xyz')]), /damaged box header/],
     ['without moov', Buffer.concat([ftyp(), box('mdat', Buffer.alloc(4000))]), /moov/],
   ])('refuses an MP4 %s', async (_case, bytes, reason) => {
     const { client } = await contentAnswers((_req, res) =>

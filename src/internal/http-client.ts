@@ -5,7 +5,7 @@ import { APIUserAbortError, AvatarVideoError, ResponseTooLargeError, ResponseVal
 import { describeIssues } from '../schemas.js';
 import type { Logger } from './logger.js';
 import { isSensitiveHeader, scrub, scrubValue } from './redact.js';
-import { followRedirects, resolveRedirects } from './redirect.js';
+import { followRedirects, resolveRedirects, withoutCredentials } from './redirect.js';
 import type { APIRequest, RequestOptions } from './request-options.js';
 import { parseRetryAfter, type RequestKind, retryDelay, shouldRetry } from './retry.js';
 import { sleep } from './sleep.js';
@@ -156,7 +156,9 @@ export class Transport {
 
   #follow(url: URL, options: StreamOptions) {
     const extra = safeHeaders(options.headers);
-    const headers = url.origin === this.origin ? { ...this.#headers, ...extra } : extra;
+    // Off the API's origin (a resume straight at the file host) the key stays home, as on a redirect.
+    const base = url.origin === this.origin ? this.#headers : withoutCredentials(this.#headers);
+    const headers = { ...base, ...extra };
     const timeout = options.timeout ?? this.timeout;
     return { dispatcher: this.#dispatcher, headers, timeout, signal: options.signal, secret: this.#apiKey };
   }
