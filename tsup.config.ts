@@ -7,7 +7,8 @@ export default defineConfig([
       'testing/index': 'src/testing/index.ts',
     },
     format: ['esm', 'cjs'],
-    dts: true,
+    // `@internal` members (the transport the client hands down) stay out of the published types.
+    dts: { compilerOptions: { stripInternal: true } },
     target: 'node20',
     platform: 'node',
     sourcemap: true,

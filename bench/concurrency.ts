@@ -12,6 +12,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { Agent } from 'undici';
 import type * as SDK from '../src/index.js';
 import { startMockServer } from '../src/testing/index.js';
 import { compile } from './support/build.js';
@@ -26,7 +27,6 @@ const MB = 1 << 20;
 // The SDK as built for users, not as tsx transforms it on the fly.
 const built = await compile(['src/index.ts']);
 const { AvatarVideo, VideoCancelledError, VideoFailedError } = (await import(pathToFileURL(built.paths[0] as string).href)) as typeof SDK;
-type Client = InstanceType<typeof AvatarVideo>;
 
 // A full GC before each heap reading, so the numbers are live memory, not garbage.
 setFlagsFromString('--expose-gc');
@@ -41,11 +41,13 @@ subscribe('undici:client:connected', () => {
   opened += 1;
 });
 /** Per-origin pool statistics of the client's undici Agent. */
-const pools = (client: Client) => Object.values((client.dispatcher as unknown as { stats: Record<string, { connected: number }> }).stats);
+const pools = () => Object.values((agent as unknown as { stats: Record<string, { connected: number }> }).stats);
 
 // pollAfterMs null: this measures the SDK's own scheduling, not the mock's hint.
 const server = await startMockServer({ processingMs: PROCESSING_MS, pollAfterMs: null });
-const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' });
+// The bench's own Agent, as the client's would be, so its pool statistics can be read.
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off', dispatcher: agent });
 
 function createJobs(count: number): string[] {
   return Array.from({ length: count }, (_, i) => {
@@ -82,7 +84,7 @@ try {
   let mostConnected = 0;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().heapUsed);
-    for (const pool of pools(client)) mostConnected = Math.max(mostConnected, pool.connected);
+    for (const pool of pools()) mostConnected = Math.max(mostConnected, pool.connected);
   }, 25);
   const outcome = await waitOnAll(ids);
   clearInterval(sampler);
@@ -111,6 +113,7 @@ try {
   );
 } finally {
   await client.close();
+  await agent.close();
   await server.close();
   await built.remove();
 }

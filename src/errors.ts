@@ -134,6 +134,40 @@ export class ResponseValidationError extends AvatarVideoError {
   }
 }
 
+/** A response body larger than the SDK reads (a JSON answer over 8 MiB). The connection was dropped unread. */
+export class ResponseTooLargeError extends AvatarVideoError {
+  override name = 'ResponseTooLargeError';
+  /** The most bytes the SDK reads for this kind of body. */
+  readonly limit: number;
+  readonly requestId: string | undefined;
+  constructor(message: string, init: { limit: number; requestId: string | undefined }) {
+    super(message);
+    this.limit = init.limit;
+    this.requestId = init.requestId;
+  }
+}
+
+/**
+ * A download finished but the bytes are not a video the SDK can vouch for: a JSON, HTML or text answer,
+ * a size that differs from the announced one, or an MP4 whose boxes do not add up. Nothing was saved.
+ */
+export class DownloadIntegrityError extends AvatarVideoError {
+  override name = 'DownloadIntegrityError';
+  /** What failed, e.g. `content type application/json is not a video`. */
+  readonly reason: string;
+  readonly videoId: string;
+  /** The file host's (or the API's) request id, when it sent one. */
+  readonly requestId: string | undefined;
+  constructor(init: { reason: string; videoId: string; requestId: string | undefined }) {
+    super(
+      `Download of video ${init.videoId} is not a valid MP4: ${init.reason}. Nothing was saved.${init.requestId ? ` [request id ${init.requestId}]` : ''}`,
+    );
+    this.reason = init.reason;
+    this.videoId = init.videoId;
+    this.requestId = init.requestId;
+  }
+}
+
 const classByStatus: Record<number, typeof APIError> = {
   400: BadRequestError,
   401: AuthenticationError,

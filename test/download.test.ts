@@ -1,16 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { APIConnectionError, APIUserAbortError, AvatarVideo, AvatarVideoError, VideoNotReadyError } from '../src/index.js';
+import {
+  APIConnectionError,
+  APIUserAbortError,
+  AvatarVideo,
+  AvatarVideoError,
+  DownloadIntegrityError,
+  NotFoundError,
+  VideoNotReadyError,
+} from '../src/index.js';
 import { TempFile } from '../src/lib/file-writer.js';
 import { startMockServer } from '../src/testing/index.js';
+import { box, fakeMp4, ftyp } from './helpers/fake-mp4.js';
 import { type Handler, json, rawServer, video } from './helpers/raw-server.js';
 
 const KEY = 'sk-download-secret-123';
-const BODY = randomBytes(3 << 20);
+const BODY = fakeMp4(3 << 20);
 const ETAG = '"v1"';
 const MiB = 1 << 20;
 const OLD = 'the file that was here before';
@@ -31,6 +39,7 @@ interface FileOptions {
   /** Honour `Range: bytes=N-`. */
   ranges?: boolean;
   etag?: string;
+  lastModified?: string;
   /** Send this many body bytes, then drop the connection. */
   dropAfter?: number;
   /** Send this many body bytes, then go silent. */
@@ -43,13 +52,14 @@ interface FileOptions {
 
 /** Serve BODY the way a file host does, or misbehave as told. */
 function sendFile(req: IncomingMessage, res: ServerResponse, options: FileOptions = {}) {
-  const { ranges = true, etag = ETAG } = options;
+  const { ranges = true, etag = ETAG, lastModified } = options;
   const asked = ranges ? /^bytes=(\d+)-$/.exec(req.headers.range ?? '') : null;
   const ifRange = req.headers['if-range'];
-  const start = asked && (ifRange === undefined || ifRange === etag) ? Number(asked[1]) : 0;
+  const start = asked && (ifRange === undefined || ifRange === etag || ifRange === lastModified) ? Number(asked[1]) : 0;
   const end = Math.min(BODY.length, options.maxRange && asked ? start + options.maxRange : BODY.length);
   const headers: Record<string, string> = { 'content-type': 'video/mp4', 'content-length': String(end - start) };
   if (etag) headers.etag = etag;
+  if (lastModified) headers['last-modified'] = lastModified;
   if (asked && start > 0) headers['content-range'] = options.contentRange ?? `bytes ${start}-${end - 1}/${BODY.length}`;
   res.writeHead(asked && start > 0 ? 206 : 200, headers);
   const cut = options.dropAfter ?? options.stallAfter;
@@ -71,7 +81,7 @@ async function origins(host: Handler) {
     }
     json(res, 404, { error: { code: 'not_found', message: 'no' } });
   });
-  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off' });
+  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off', maxRetryDelay: 20 });
   closers.push(() => client.close(), api.close, cdn.close);
   const contentRequests = () => api.requests.filter((r) => r.url.endsWith('/content')).length;
   return { api, cdn, client, contentRequests };
@@ -143,9 +153,10 @@ describe('resuming', () => {
     expect(progress.some((bytes, i) => i > 0 && bytes < (progress[i - 1] as number))).toBe(true);
   });
 
-  it('sends no If-Range for a weak ETag, and asks again when a 206 carries only part of the rest', async () => {
+  it('takes Last-Modified as the If-Range validator, and asks again when a 206 carries only part of the rest', async () => {
+    const lastModified = 'Wed, 21 Oct 2026 07:28:00 GMT';
     const { cdn, client } = await origins((req, res, n) =>
-      sendFile(req, res, { etag: 'W/"weak"', maxRange: MiB, ...(n === 0 ? { dropAfter: MiB / 2 } : {}) }),
+      sendFile(req, res, { etag: 'W/"weak"', lastModified, maxRange: MiB, ...(n === 0 ? { dropAfter: MiB / 2 } : {}) }),
     );
     const target = join(dir, 'out.mp4');
     await client.videos.download('vid_1', target);
@@ -156,7 +167,24 @@ describe('resuming', () => {
       `bytes=${MiB * 1.5}-`,
       `bytes=${MiB * 2.5}-`,
     ]);
-    expect(cdn.requests.every((r) => r.headers['if-range'] === undefined)).toBe(true);
+    expect(cdn.requests.slice(1).every((r) => r.headers['if-range'] === lastModified)).toBe(true);
+  });
+
+  it.each([
+    ['a weak ETag alone', { etag: 'W/"weak"' }],
+    ['no validator at all', { etag: '' }],
+  ])('starts over from byte 0, without Range, after a drop when the first answer had %s', async (_case, validators) => {
+    // A range request would be answered from another file: a resume here would splice two files.
+    const other = fakeMp4(BODY.length);
+    const { cdn, client } = await origins((req, res, n) => {
+      if (req.headers.range)
+        return void res.writeHead(206, { 'content-range': `bytes 1-${other.length - 1}/${other.length}` }).end(other.subarray(1));
+      sendFile(req, res, { ...validators, ...(n === 0 ? { dropAfter: MiB } : {}) });
+    });
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target);
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined, undefined]);
   });
 
   it('resumes a body that stalls past the timeout', async () => {
@@ -187,7 +215,7 @@ describe('resuming', () => {
 });
 
 describe('how the file host is read', () => {
-  it('reads a plain response on its own socket, and a chunked one through undici, with the same bytes', async () => {
+  it('asks the file host once per download, chunked or plain, through one pooled connection', async () => {
     const chunked = await origins((_req, res) => {
       res.writeHead(200, { 'content-type': 'video/mp4', 'transfer-encoding': 'chunked' });
       res.write(BODY);
@@ -196,24 +224,23 @@ describe('how the file host is read', () => {
     const target = join(dir, 'chunked.mp4');
     expect((await chunked.client.videos.download('vid_1', target)).bytes).toBe(BODY.length);
     expect((await readFile(target)).equals(BODY)).toBe(true);
-    // First the direct attempt (Connection: close), which declines the chunked answer; then undici.
-    expect(chunked.cdn.requests.map((r) => r.headers.connection)).toEqual(['close', 'keep-alive']);
+    expect(chunked.cdn.requests).toHaveLength(1);
     expect(chunked.cdn.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
 
     const plain = await origins((req, res) => sendFile(req, res));
-    await plain.client.videos.download('vid_1', target);
+    for (let i = 0; i < 5; i++) await plain.client.videos.download('vid_1', target);
     expect((await readFile(target)).equals(BODY)).toBe(true);
-    expect(plain.cdn.requests.map((r) => r.headers.connection)).toEqual(['close']);
+    expect(plain.cdn.requests).toHaveLength(5);
+    expect(plain.cdn.connections()).toBeLessThanOrEqual(2);
   });
 
-  it('sends a 5xx at the file host through the regular retries', async () => {
+  it('sends a 5xx at the file host through the regular retries, one request per try', async () => {
     const { cdn, client } = await origins((req, res, n) =>
       n < 2 ? json(res, 503, { error: { code: 'busy', message: 'later' } }) : sendFile(req, res),
     );
     const target = join(dir, 'out.mp4');
     await client.videos.download('vid_1', target);
     expect((await readFile(target)).equals(BODY)).toBe(true);
-    // The direct attempt declines the 503 and undici asks again to read the error: two requests per try.
     expect(cdn.requests.length).toBe(3);
   });
 });
@@ -227,11 +254,14 @@ describe('failures leave the destination untouched', () => {
   it.each([
     ['starts at the wrong byte', `bytes 0-${BODY.length - 1}/${BODY.length}`],
     ['names another total', `bytes ${MiB}-${BODY.length - 1}/${BODY.length + 1}`],
-  ])('rejects a 206 whose Content-Range %s', async (_case, contentRange) => {
-    const { client } = await origins((req, res, n) => sendFile(req, res, n === 0 ? { dropAfter: MiB } : { contentRange }));
+  ])('never splices a 206 whose Content-Range %s: it starts over, then gives up', async (_case, contentRange) => {
+    const { cdn, client } = await origins((req, res) => sendFile(req, res, { dropAfter: MiB, contentRange }));
     const target = join(dir, 'out.mp4');
     await writeFile(target, OLD);
-    await expect(client.videos.download('vid_1', target)).rejects.toThrow(/Content-Range/);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AvatarVideoError);
+    // 200 dropped; 206 refused; a fresh 200 from byte 0 (no Range) after the refusal.
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined, `bytes=${MiB}-`, undefined]);
     await expectUntouched(target);
   });
 
@@ -310,5 +340,131 @@ describe('TempFile', () => {
     expect(await leftovers()).toHaveLength(1);
     await file.discard();
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+/** An API whose content endpoint answers with `content` itself (no redirect) on each call. */
+async function contentAnswers(content: Handler) {
+  let calls = 0;
+  const cdn = await rawServer((req, res) => sendFile(req, res));
+  const api = await rawServer((req, res) => {
+    if (req.url === '/v1/videos/vid_1') return json(res, 200, video('vid_1', { status: 'COMPLETE', progress: 100 }));
+    return content(req, res, calls++);
+  });
+  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off', maxRetryDelay: 20 });
+  closers.push(() => client.close(), api.close, cdn.close);
+  return { api, cdn, client };
+}
+
+describe('a saved file is the video or an error', () => {
+  async function expectNothingSaved(target: string) {
+    expect(await readFile(target, 'utf8')).toBe(OLD);
+    expect(await leftovers()).toEqual([]);
+  }
+
+  it.each([
+    ['application/json', '{"id":"vid_1","object":"video"}'],
+    ['text/html; charset=utf-8', '<html><body>Bad gateway</body></html>'],
+    ['text/plain', 'not a video'],
+  ])('refuses a 200 %s answer with DownloadIntegrityError', async (type, text) => {
+    const { client } = await contentAnswers((_req, res) => res.writeHead(200, { 'content-type': type, 'x-request-id': 'req_9' }).end(text));
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DownloadIntegrityError);
+    expect(error).toMatchObject({ videoId: 'vid_1', requestId: 'req_9' });
+    expect((error as DownloadIntegrityError).reason).toContain(type);
+    await expectNothingSaved(target);
+  });
+
+  it('does not splice a stalled 200 JSON with the file: it starts over from byte 0', async () => {
+    const { api, cdn, client } = await contentAnswers((_req, res, n) => {
+      if (n === 0) return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' }).write('{"id":');
+      res.writeHead(302, { location: `${cdn.url}/files/vid_1.mp4?sig=${n}` }).end();
+    });
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target, { timeout: 300 });
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined]);
+    expect(api.requests.filter((r) => r.url.endsWith('/content')).every((r) => r.headers.range === undefined)).toBe(true);
+  });
+
+  it('refuses a body longer than its Content-Length (the MP4 cut at the announced size)', async () => {
+    const { client } = await contentAnswers((_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(BODY.length - 1000), etag: ETAG });
+      res.end(BODY);
+    });
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DownloadIntegrityError);
+    expect((error as DownloadIntegrityError).reason).toMatch(/mdat.*truncated/);
+    await expectNothingSaved(target);
+  });
+
+  it.each([
+    ['cut short, with a matching Content-Length', BODY.subarray(0, BODY.length - 1000), /truncated/],
+    ['without ftyp first', Buffer.concat([Buffer.from('\0\0\0\x08free'), BODY]), /ftyp/],
+    ['with bytes after its last box', Buffer.concat([BODY, Buffer.from('xyz')]), /damaged box header/],
+    ['without moov', Buffer.concat([ftyp(), box('mdat', Buffer.alloc(4000))]), /moov/],
+  ])('refuses an MP4 %s', async (_case, bytes, reason) => {
+    const { client } = await contentAnswers((_req, res) =>
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(bytes.length) }).end(bytes),
+    );
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DownloadIntegrityError);
+    expect((error as DownloadIntegrityError).reason).toMatch(reason);
+    await expectNothingSaved(target);
+  });
+
+  it('wraps a malformed Location in an AvatarVideoError naming the redirect', async () => {
+    const { client } = await contentAnswers((_req, res) => res.writeHead(302, { location: 'http://[::1' }).end());
+    const target = join(dir, 'out.mp4');
+    for (const call of [
+      () => client.videos.download('vid_1', target),
+      () => client.videos.content('vid_1'),
+      () => client.videos.contentURL('vid_1'),
+    ]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AvatarVideoError);
+      expect((error as Error).message).toMatch(/Redirect 302 .*malformed Location/);
+    }
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('removes temp files of its own naming left by a killed process, and keeps a live one', async () => {
+    const { client } = await origins((req, res) => sendFile(req, res));
+    const target = join(dir, 'out.mp4');
+    const dead = join(dir, `.out.mp4.${'7ffffff0'}beef.part`); // no such pid
+    const live = join(dir, `.out.mp4.${process.pid.toString(16).padStart(8, '0')}cafe.part`);
+    const abandoned = join(dir, `.out.mp4.${process.pid.toString(16).padStart(8, '0')}dead.part`);
+    const foreign = join(dir, '.out.mp4.notours.part');
+    for (const path of [dead, live, abandoned, foreign]) await writeFile(path, 'partial');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    await utimes(abandoned, twoHoursAgo, twoHoursAgo);
+    await client.videos.download('vid_1', target);
+    expect((await leftovers()).sort()).toEqual(['.out.mp4.notours.part', live.slice(dir.length + 1)].sort());
+  });
+});
+
+describe('contentURL', () => {
+  it('returns the signed file address without any request to the file host', async () => {
+    const { api, cdn, client } = await origins((req, res) => sendFile(req, res));
+    const url = await client.videos.contentURL('vid_1');
+    expect(url).toBe(`${cdn.url}/files/vid_1.mp4?sig=1`);
+    expect(cdn.requests).toHaveLength(0);
+    expect(api.requests.map((r) => [r.url, r.headers['x-api-key']])).toEqual([['/v1/videos/vid_1/content', KEY]]);
+  });
+
+  it('fails with the API error, or when the service answers without a redirect', async () => {
+    const { client } = await contentAnswers((_req, res, n) =>
+      n === 0
+        ? json(res, 404, { error: { code: 'not_found', message: 'no such video' } })
+        : res.writeHead(200, { 'content-type': 'video/mp4' }).end('x'),
+    );
+    await expect(client.videos.contentURL('vid_1')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.videos.contentURL('vid_1')).rejects.toThrow(/without redirecting/);
   });
 });

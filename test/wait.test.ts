@@ -13,6 +13,7 @@ import {
   VideoFailedError,
   WaitTimeoutError,
 } from '../src/index.js';
+import { Transport } from '../src/internal/http-client.js';
 import { hintedDelay, pollHint, type WaitClock, type WaitOptions, waitForVideo } from '../src/lib/wait.js';
 import { type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
@@ -22,13 +23,33 @@ const IMAGE = new URL('./fixtures/mock/landscape.jpg', import.meta.url);
 const AUDIO = new URL('./fixtures/mock/tone-2s.mp3', import.meta.url);
 
 const closers: Array<() => Promise<unknown>> = [];
+/** The transport each test client's virtual-clock waits go through (the client keeps its own private). */
+const transports = new WeakMap<AvatarVideo, Transport>();
+
+function withTransport(client: AvatarVideo, apiKey: string): AvatarVideo {
+  const logger = { debug() {}, info() {}, warn() {}, error() {} };
+  const transport = new Transport({
+    apiKey,
+    baseURL: client.baseURL,
+    headers: undefined,
+    dispatcher: undefined,
+    logger,
+    debug: false,
+    timeout: client.timeout,
+    maxRetries: client.maxRetries,
+    maxRetryDelay: client.maxRetryDelay,
+  });
+  transports.set(client, transport);
+  closers.push(() => transport.close());
+  return client;
+}
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 async function mock(options: MockServerOptions = {}) {
   const server = await startMockServer({ clock: 'manual', ...options });
-  const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' });
+  const client = withTransport(new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' }), server.apiKey);
   closers.push(() => client.close(), server.close);
   const job = () => server.state.createVideo({ model: 'service-avatar-x', generation_mode: 'image_to_video', aspect_ratio: '16:9' });
   const polls = (id: string) => server.requests.filter((r) => r.path === `/v1/videos/${id}`).length;
@@ -44,7 +65,7 @@ async function scripted(answer: (n: number) => { body: object; headers?: Record<
     if (reply === 'hang') return;
     json(res, 200, reply.body, reply.headers);
   });
-  const client = new AvatarVideo({ apiKey: 'sk-wait-test', baseURL: api.url, logLevel: 'off' });
+  const client = withTransport(new AvatarVideo({ apiKey: 'sk-wait-test', baseURL: api.url, logLevel: 'off' }), 'sk-wait-test');
   closers.push(() => client.close(), api.close);
   return { api, client, times };
 }
@@ -85,7 +106,7 @@ function virtualClock(onSleep: (ms: number) => void = () => {}) {
 
 /** `waitForCompletion` on a virtual clock. */
 function waitVirtually(client: AvatarVideo, id: string, clock: WaitClock, options: WaitOptions = {}) {
-  return waitForVideo(client, id, options, undefined, clock);
+  return waitForVideo(transports.get(client)!, id, options, undefined, clock);
 }
 
 describe('terminal states', () => {

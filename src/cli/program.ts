@@ -7,6 +7,7 @@ import { registerGenerate } from './commands/generate.js';
 import { registerGet } from './commands/get.js';
 import { registerList } from './commands/list.js';
 import { registerMock } from './commands/mock.js';
+import { registerUrl } from './commands/url.js';
 import { registerValidate } from './commands/validate.js';
 import { registerWait } from './commands/wait.js';
 import type { GlobalOptions, Session } from './session.js';
@@ -44,6 +45,7 @@ export function buildProgram(session: Session): Command {
     registerGet,
     registerWait,
     registerDownload,
+    registerUrl,
     registerList,
     registerMock,
   ]) {

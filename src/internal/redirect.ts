@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { AvatarVideoError } from '../errors.js';
 import { isSensitiveHeader } from './redact.js';
-import { header, type SentResponse, send } from './transport.js';
+import { header, release, type SentResponse, send } from './transport.js';
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 export const MAX_REDIRECTS = 5;
@@ -15,49 +15,73 @@ export interface FollowOptions {
   secret: string;
 }
 
-export interface FollowToHostOptions<T> extends FollowOptions {
-  /**
-   * Tried first for each hop to an origin other than the start's (the file host). Resolves with the
-   * final response read another way, or undefined to send the hop through the dispatcher after all.
-   */
-  toOtherOrigin: (url: URL, headers: Record<string, string>) => Promise<T | undefined>;
-}
-
 /**
  * GET `start`, following redirects by hand: fetch and undici's interceptor would forward `x-api-key` to
  * whatever origin the redirect names. Here credential headers are dropped as soon as the origin changes
  * (and stay dropped), https never downgrades to http, and at most {@link MAX_REDIRECTS} hops are taken.
  * Returns the final response with its body unread.
  */
-export async function followRedirects(start: URL, options: FollowOptions): Promise<SentResponse>;
-export async function followRedirects<T>(start: URL, options: FollowToHostOptions<T>): Promise<SentResponse | T>;
-export async function followRedirects<T>(start: URL, options: FollowOptions & Partial<FollowToHostOptions<T>>): Promise<SentResponse | T> {
+export async function followRedirects(start: URL, options: FollowOptions): Promise<SentResponse> {
   let url = start;
   let headers = { ...options.headers };
   for (let hop = 0; ; hop++) {
-    const other = url.origin !== start.origin ? await options.toOtherOrigin?.(url, headers) : undefined;
-    if (other !== undefined) return other;
-    const response = await send(
-      options.dispatcher,
-      { url, method: 'GET', headers, timeout: options.timeout, signal: options.signal, stream: true },
-      options.secret,
-    );
-    if (!REDIRECT_STATUS.has(response.status)) return response;
-    await response.body.dump().catch(() => {});
-    response.done();
-    const location = header(response.headers, 'location');
-    if (!location) throw new AvatarVideoError(`Redirect ${response.status} from ${url.pathname} has no Location header.`);
-    if (hop + 1 > MAX_REDIRECTS) throw new AvatarVideoError(`Too many redirects (more than ${MAX_REDIRECTS}) while downloading.`);
-    const next = new URL(location, url);
-    if (next.protocol !== 'https:' && next.protocol !== 'http:') {
-      throw new AvatarVideoError(`Refusing to follow a redirect to a ${next.protocol} URL.`);
-    }
-    if (url.protocol === 'https:' && next.protocol === 'http:') {
-      throw new AvatarVideoError(`Refusing to follow a redirect from https to http (${next.origin}).`);
-    }
+    const response = await get(url, headers, options);
+    const next = await redirectTarget(response, url, hop);
+    if (!next) return response;
     if (next.origin !== url.origin) headers = withoutCredentials(headers);
     url = next;
   }
+}
+
+/**
+ * Follow the redirects of `start` while they stay on its origin, and return the first address on another
+ * origin without sending anything there (a signed file address may be good for one download only).
+ * Returns undefined when the chain ends on the start's origin; that last response is handed to `onFinal`.
+ */
+export async function resolveRedirects(
+  start: URL,
+  options: FollowOptions,
+  onFinal: (response: SentResponse) => Promise<never>,
+): Promise<URL> {
+  let url = start;
+  for (let hop = 0; ; hop++) {
+    const response = await get(url, options.headers, options);
+    const next = await redirectTarget(response, url, hop);
+    if (!next) return onFinal(response);
+    if (next.origin !== start.origin) return next;
+    url = next;
+  }
+}
+
+function get(url: URL, headers: Record<string, string>, options: FollowOptions): Promise<SentResponse> {
+  return send(
+    options.dispatcher,
+    // A fresh copy per hop: a dispatcher may add to it (ProxyAgent sets `host`, which must not follow us to the next origin).
+    { url, method: 'GET', headers: { ...headers }, timeout: options.timeout, signal: options.signal, stream: true },
+    options.secret,
+  );
+}
+
+/** The checked address a redirect response points to (its body released), or undefined for any other response. */
+async function redirectTarget(response: SentResponse, url: URL, hop: number): Promise<URL | undefined> {
+  if (!REDIRECT_STATUS.has(response.status)) return undefined;
+  release(response);
+  const location = header(response.headers, 'location');
+  if (!location) throw new AvatarVideoError(`Redirect ${response.status} from ${url.pathname} has no Location header.`);
+  if (hop + 1 > MAX_REDIRECTS) throw new AvatarVideoError(`Too many redirects (more than ${MAX_REDIRECTS}) while downloading.`);
+  let next: URL;
+  try {
+    next = new URL(location, url);
+  } catch (error) {
+    throw new AvatarVideoError(`Redirect ${response.status} from ${url.pathname} has a malformed Location header.`, { cause: error });
+  }
+  if (next.protocol !== 'https:' && next.protocol !== 'http:') {
+    throw new AvatarVideoError(`Refusing to follow a redirect to a ${next.protocol} URL.`);
+  }
+  if (url.protocol === 'https:' && next.protocol === 'http:') {
+    throw new AvatarVideoError(`Refusing to follow a redirect from https to http (${next.origin}).`);
+  }
+  return next;
 }
 
 export function withoutCredentials(headers: Record<string, string>): Record<string, string> {

@@ -9,7 +9,7 @@ import {
   apiErrorClass,
   RateLimitError,
 } from '../errors.js';
-import { redactHeaders, scrub } from './redact.js';
+import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { type AttemptFailure, parseRetryAfter } from './retry.js';
 
 /** One HTTP exchange, before retries. */
@@ -144,15 +144,69 @@ export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: str
   }
 }
 
-/** Read a whole (small) response body as text, mapping stalls and aborts to SDK errors. */
-export async function readText(response: SentResponse, signal: AbortSignal | undefined, secret: string): Promise<string> {
+/** Most bytes read of a JSON answer: a video object or a page of them is a few KiB. */
+export const MAX_JSON_BYTES = 8 << 20;
+/** Most bytes read of an error answer; the rest is dropped with the connection. */
+export const MAX_ERROR_BYTES = 64 << 10;
+
+export interface BodyText {
+  text: string;
+  /** The body was longer than the limit: `text` holds its start and the connection was dropped. */
+  truncated: boolean;
+}
+
+/**
+ * Read a small response body as text, at most `limit` bytes (a hostile or broken server may send
+ * hundreds of MiB, or never stop), mapping stalls and aborts to SDK errors.
+ */
+export async function readText(response: SentResponse, signal: AbortSignal | undefined, secret: string, limit: number): Promise<BodyText> {
   try {
-    return await response.body.text();
+    if (Number(header(response.headers, 'content-length')) > limit) {
+      release(response);
+      return { text: '', truncated: true };
+    }
+    return await collect(response, limit);
   } catch (error) {
     throw toConnectionError(error, signal, response.timedOut(), secret);
   } finally {
     response.done();
   }
+}
+
+/**
+ * Gather a body up to `limit` bytes. Events rather than `for await`: the async iterator destroys the body
+ * when it finishes, which can cost the keep-alive connection it came on.
+ */
+function collect(response: SentResponse, limit: number): Promise<BodyText> {
+  const { body } = response;
+  return new Promise<BodyText>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      if (size + chunk.length <= limit) {
+        chunks.push(chunk);
+        size += chunk.length;
+        return;
+      }
+      chunks.push(chunk.subarray(0, limit - size));
+      release(response);
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), truncated: true });
+    });
+    body.once('end', () => resolve({ text: Buffer.concat(chunks, size).toString('utf8'), truncated: false }));
+    body.once('error', reject);
+  });
+}
+
+/** Drop a response's body unread, closing its connection (a dump could wait on a stalled body). */
+export function release(response: SentResponse): void {
+  // undici reports the destroy as an 'error' event; nobody else listens any more.
+  response.body.on('error', () => {});
+  response.body.destroy();
+  response.done();
+}
+
+export function requestId(headers: RawResponse['headers']): string | undefined {
+  return header(headers, 'x-request-id') ?? header(headers, 'request-id');
 }
 
 export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -187,13 +241,16 @@ export function parseErrorBody(text: string): { body: unknown; code: string | un
 /** Pass a 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
 export async function throwForStatus(response: SentResponse, signal: AbortSignal | undefined, secret: string): Promise<SentResponse> {
   if (response.status < 300) return response;
-  throw makeAPIError(response.status, response.headers, await readText(response, signal, secret), secret);
+  const { text } = await readText(response, signal, secret, MAX_ERROR_BYTES);
+  throw makeAPIError(response.status, response.headers, text, secret);
 }
 
 /** Build the typed APIError for an error response. */
 export function makeAPIError(status: number, rawHeaders: RawResponse['headers'], text: string, secret: string): APIError {
-  const { body, code, message } = parseErrorBody(scrub(text, secret));
-  const headers = redactHeaders(rawHeaders);
+  const parsed = parseErrorBody(scrub(text, secret));
+  const { code, message } = parsed;
+  const body = scrubValue(parsed.body, secret);
+  const headers = redactHeaders(rawHeaders, secret);
   const requestId = headers['x-request-id'] ?? headers['request-id'];
   const ErrorClass = apiErrorClass(status);
   let summary = `${status}${code ? ` ${code}` : ''}: ${message ?? 'no error message in the response'}`;

@@ -1,18 +1,20 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type AvatarVideo, type RequestOptions, sleep } from '../client.js';
-import { APIConnectionError, AvatarVideoError } from '../errors.js';
-import { type DirectResponse, directGet } from '../internal/direct-get.js';
+import { APIConnectionError, APIError, AvatarVideoError, DownloadIntegrityError } from '../errors.js';
+import type { Transport } from '../internal/http-client.js';
 import { apiPath } from '../internal/path.js';
-import { followRedirects, withoutCredentials } from '../internal/redirect.js';
+import type { RequestOptions } from '../internal/request-options.js';
 import { retryDelay } from '../internal/retry.js';
-import { header, type SentResponse, throwForStatus, toConnectionError } from '../internal/transport.js';
+import { sleep } from '../internal/sleep.js';
+import { header, release, requestId, type SentResponse } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 import { VideoNotReadyError } from './errors.js';
 import { TempFile } from './file-writer.js';
+import { checkWholeMp4 } from './media/isobmff.js';
+import { ByteReader } from './media/reader.js';
 
 export interface DownloadProgress {
-  /** Bytes written so far. Drops back to 0 if the server forces a restart. */
+  /** Bytes written so far. Drops back to 0 if the download has to start over. */
   bytes: number;
   /** Size of the file, when the server said. */
   total: number | undefined;
@@ -22,8 +24,9 @@ export interface DownloadOptions extends Pick<RequestOptions, 'signal' | 'timeou
   /** Called after each chunk is written; keep it cheap. @default undefined */
   onProgress?: (progress: DownloadProgress) => void;
   /**
-   * How many times in a row a dropped transfer may be resumed without getting further than before
-   * (a transfer that brings new bytes resets the count). 0 turns resuming off.
+   * How many times in a row a failed transfer (a dropped or stalled body, an answer that is not the video)
+   * may be tried again without getting further than before; a transfer that brings new bytes resets the
+   * count. 0 turns resuming and restarting off.
    * @default 5
    */
   maxResumes?: number;
@@ -36,230 +39,221 @@ export interface DownloadResult {
   contentType: string | undefined;
 }
 
-/** What the full (200) response told us about the file; resumes must match it. */
-interface Source {
+/** `videos.retrieve`, handed down by the resource. */
+export type RetrieveVideo = (id: string, options: RequestOptions) => Promise<Video>;
+
+/**
+ * What a first answer proved about the file. A resume asks for exactly this representation with `If-Range`
+ * and accepts only a `Content-Range` that continues it; without a proof, a failed transfer starts over.
+ */
+interface Proof {
   /** Where the bytes came from after redirects: resumes go straight there. */
   url: URL;
-  total: number | undefined;
-  /** A strong ETag for `If-Range`; a weak one cannot guard a byte range. */
-  etag: string | undefined;
-  contentType: string | undefined;
+  total: number;
+  /** A strong ETag, or else Last-Modified. */
+  validator: string;
 }
+
+/** What is known of the transfer in progress. */
+interface Transfer {
+  readonly transport: Transport;
+  readonly id: string;
+  readonly file: TempFile;
+  readonly options: DownloadOptions;
+  readonly contentURL: URL;
+  proof: Proof | undefined;
+  total: number | undefined;
+  contentType: string | undefined;
+  requestId: string | undefined;
+}
+
+const ACCEPT = { accept: 'video/mp4, */*' };
 
 /** @internal Use `client.videos.download`. */
 export async function downloadVideo(
-  client: AvatarVideo,
+  transport: Transport,
+  retrieve: RetrieveVideo,
   video: string | Video,
   destination: string,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
   const id = typeof video === 'string' ? video : video.id;
-  const current = typeof video === 'object' && video.status === 'COMPLETE' ? video : await client.videos.retrieve(id, options);
+  const current = typeof video === 'object' && video.status === 'COMPLETE' ? video : await retrieve(id, options);
   if (current.status !== 'COMPLETE') throw new VideoNotReadyError(current);
 
   const path = resolve(destination);
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new AvatarVideoError(`Cannot download to ${path}: it is a directory.`);
 
-  const file = await TempFile.create(path);
+  const file = await TempFile.create(path).catch((error: unknown) => {
+    throw diskError(error, path);
+  });
+  const contentURL = transport.url(apiPath`v1/videos/${id}/content`);
+  const state: Transfer = {
+    transport,
+    id,
+    file,
+    options,
+    contentURL,
+    proof: undefined,
+    total: undefined,
+    contentType: undefined,
+    requestId: undefined,
+  };
   try {
-    const source = await transfer(client, id, file, options);
+    await transfer(state);
+    await verify(state);
     await file.commit(path);
-    return { path, bytes: file.size, contentType: source.contentType };
+    return { path, bytes: file.size, contentType: state.contentType };
   } catch (error) {
     await file.discard();
-    throw error;
+    throw diskError(error, path);
+  }
+}
+
+/** Fill the file with the video's bytes: resume a dropped transfer when the first answer proved the file, else start over. */
+async function transfer(state: Transfer): Promise<void> {
+  const maxResumes = state.options.maxResumes ?? 5;
+  let furthest = 0;
+  let setbacks = 0; // since the transfer last got further
+  for (;;) {
+    const failure = await pass(state);
+    if (!failure) return;
+    if (state.file.size > furthest) {
+      furthest = state.file.size;
+      setbacks = 0;
+    }
+    if (++setbacks > maxResumes) throw failure;
+    const how = state.proof ? `resuming at byte ${state.file.size}` : 'starting over';
+    state.transport.logger.info(`download of video ${state.id}: ${failure.message}; ${how}`);
+    // The first try after progress goes at once; repeated ones back off like request retries.
+    if (setbacks > 1) {
+      const delay = retryDelay(setbacks - 1, undefined, { maxRetryDelay: state.transport.maxRetryDelay }) ?? 0;
+      await sleep(delay, state.options.signal);
+    }
   }
 }
 
 /**
- * An open response to read the file from: undici's, or one read on a socket of its own when it
- * comes from the file host (see internal/direct-get.ts for why).
+ * One request and its body. Resolves with nothing when the file is complete, or with the setback to try
+ * again after (a dropped body, an answer that is not the video); throws anything else.
  */
-interface Opened {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  url: URL;
-  /** Write the body into `file`. Rejects with an SDK connection error when it drops, or with a write (or `report`) error. */
-  writeTo(file: TempFile, report: (() => void) | undefined): Promise<void>;
-  /** Abandon the body. */
-  discard(): Promise<void>;
+async function pass(state: Transfer): Promise<AvatarVideoError | undefined> {
+  const response = await open(state);
+  try {
+    await accept(response, state);
+  } catch (error) {
+    release(response);
+    if (!(error instanceof DownloadIntegrityError)) throw error;
+    state.proof = undefined;
+    return error;
+  }
+  const dropped = await write(response, state);
+  if (dropped) return dropped;
+  if (state.total === undefined || state.file.size === state.total) return undefined;
+  return new APIConnectionError(`The response ended at byte ${state.file.size} of ${state.total}.`);
 }
 
-/** Fill `file` with the video's bytes, resuming dropped transfers. */
-async function transfer(client: AvatarVideo, id: string, file: TempFile, options: DownloadOptions): Promise<Source> {
-  const { signal, onProgress } = options;
-  const maxResumes = options.maxResumes ?? 5;
-  const timeout = options.timeout ?? client.timeout;
-  const secret = client.secret;
-  const contentURL = client.url(apiPath`v1/videos/${id}/content`);
-  const withKey = client.headers({ accept: 'video/mp4, */*' });
-  const direct = (url: URL, headers: Record<string, string>) => directGet(url, headers, { timeout, signal, secret });
-  const fromHost = async (url: URL, headers: Record<string, string>) => {
-    const response = await direct(url, headers);
-    return response.plain ? openedDirect(response) : undefined;
-  };
-  /** GET through the redirects; the file host's plain answer is read directly, anything else through undici. */
-  const get = async (url: URL, headers: Record<string, string>): Promise<Opened> => {
-    const response = await followRedirects(url, {
-      dispatcher: client.dispatcher,
-      headers,
-      timeout,
-      signal,
-      secret,
-      toOtherOrigin: fromHost,
-    });
-    if ('writeTo' in response) return response;
-    return openedUndici(await throwForStatus(response, signal, secret), signal, secret);
-  };
-
-  /** Open the content at `offset`: from the API the first time, then straight from where the bytes came from. */
-  const open = (source: Source | undefined, offset: number) =>
-    client.withRetries('read', options, async () => {
-      if (!source) return get(contentURL, withKey);
-      const range: Record<string, string> = { range: `bytes=${offset}-`, ...(source.etag ? { 'if-range': source.etag } : {}) };
-      // The file's host is another origin: it never gets the key.
-      const sameOrigin = source.url.origin === contentURL.origin;
-      const headers = { ...(sameOrigin ? withKey : withoutCredentials(withKey)), ...range };
-      const fast = sameOrigin ? undefined : await direct(source.url, headers);
-      if (fast?.plain) return openedDirect(fast);
-      if (fast?.status === undefined || !signedURLExpired(fast.status)) {
-        const response = await followRedirects(source.url, { dispatcher: client.dispatcher, headers, timeout, signal, secret });
-        if (!signedURLExpired(response.status)) return openedUndici(await throwForStatus(response, signal, secret), signal, secret);
-        await response.body.dump().catch(() => {});
-        response.done();
-      }
-      // The signed URL has likely expired: ask the API for a fresh one, same range.
-      return get(contentURL, { ...withKey, ...range });
-    });
-
-  let source: Source | undefined;
-  let furthest = 0;
-  let resumes = 0; // since the transfer last got further
-  for (;;) {
-    const response = await open(source, file.size);
-    source = await accept(response, source, file);
-    const report = onProgress && (() => onProgress({ bytes: file.size, total: source?.total }));
-    const dropped = await response.writeTo(file, report).then(
-      () => undefined,
-      (error: unknown) => {
-        if (error instanceof APIConnectionError) return error;
-        throw error;
-      },
-    );
-    if (source.total !== undefined && file.size > source.total) {
-      throw new AvatarVideoError(`Received ${file.size} bytes for a file of ${source.total} bytes.`);
+/** Open the content: from the API without a proof, else straight from the file's address with a guarded range. */
+function open(state: Transfer): Promise<SentResponse> {
+  const { transport, options, proof } = state;
+  const settings = { timeout: options.timeout, signal: options.signal };
+  return transport.withRetries('read', options, async () => {
+    if (!proof) return transport.get(state.contentURL, { ...settings, headers: ACCEPT });
+    const headers = { ...ACCEPT, range: `bytes=${state.file.size}-`, 'if-range': proof.validator };
+    try {
+      return await transport.get(proof.url, { ...settings, headers });
+    } catch (error) {
+      if (!(error instanceof APIError && signedURLExpired(error.status))) throw error;
+      // The signed address has likely expired: ask the API for a fresh one, same guarded range.
+      return transport.get(state.contentURL, { ...settings, headers });
     }
-    if (!dropped && (source.total === undefined || file.size === source.total)) return source;
-
-    if (file.size > furthest) {
-      furthest = file.size;
-      resumes = 0;
-    }
-    if (++resumes > maxResumes) {
-      throw dropped ?? new APIConnectionError(`The transfer stopped at byte ${file.size} of ${source.total}.`);
-    }
-    const why = dropped ? dropped.message : `the response ended at byte ${file.size}`;
-    client.logger.info(`download of video ${id}: ${why}; resuming at byte ${file.size}`);
-    // The first resume after progress goes at once; repeated ones back off like request retries.
-    if (resumes > 1) await sleep(retryDelay(resumes - 1, undefined, { maxRetryDelay: client.maxRetryDelay }) ?? 0, signal);
-  }
+  });
 }
 
 /** A 4xx from the file host, other than the ones worth retrying as they are. */
 const signedURLExpired = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
 
-function openedDirect(response: DirectResponse): Opened {
-  return {
-    status: response.status,
-    headers: response.headers,
-    url: response.url,
-    async writeTo(file, report) {
-      await response.pipeTo((chunk) => {
-        // The read buffer is reused once this returns: `true` makes a queued write keep a copy.
-        const more = file.write(chunk, true);
-        report?.();
-        return more ? undefined : file.drain();
-      });
-      await file.drain();
-    },
-    async discard() {
-      response.close();
-    },
-  };
+/** A type that says the body is a document (an error page, a JSON answer), not a video. */
+const NOT_VIDEO = /^\s*(application\/(?:[\w.+-]*\+)?json|text\/|application\/xhtml)/i;
+
+/** Check an answer against what we have: a 200 starts the file over, a 206 must continue it exactly. */
+async function accept(response: SentResponse, state: Transfer): Promise<void> {
+  const contentType = header(response.headers, 'content-type');
+  state.requestId = requestId(response.headers) ?? state.requestId;
+  const broken = (reason: string) => new DownloadIntegrityError({ reason, videoId: state.id, requestId: state.requestId });
+  if (contentType && NOT_VIDEO.test(contentType)) throw broken(`the answer's content type ${contentType} is not a video`);
+  if (response.status === 206 && state.proof) {
+    const range = header(response.headers, 'content-range');
+    if (!continues(range, state.file.size, state.proof.total)) {
+      throw broken(`Content-Range ${JSON.stringify(range)} does not continue byte ${state.file.size} of ${state.proof.total}`);
+    }
+    state.proof.url = response.url;
+    return;
+  }
+  if (response.status !== 200) throw broken(`unexpected ${response.status} answer`);
+  if (state.file.size > 0) await state.file.truncate();
+  const length = Number(header(response.headers, 'content-length'));
+  const total = Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+  const etag = header(response.headers, 'etag');
+  const validator = etag && !etag.startsWith('W/') ? etag : header(response.headers, 'last-modified');
+  state.total = total;
+  state.contentType = contentType;
+  state.proof = total !== undefined && validator ? { url: response.url, total, validator } : undefined;
 }
 
-function openedUndici(response: SentResponse, signal: AbortSignal | undefined, secret: string): Opened {
-  return {
-    status: response.status,
-    headers: response.headers,
-    url: response.url,
-    writeTo: (file, report) => pump(response, file, report, signal, secret),
-    async discard() {
-      await response.body.dump().catch(() => {});
-      response.done();
-    },
-  };
-}
-
-/** Check a response against what we have, starting over when the server sends the whole file. */
-async function accept(response: Opened, source: Source | undefined, file: TempFile): Promise<Source> {
-  const reject = async (message: string): Promise<never> => {
-    await response.discard();
-    throw new AvatarVideoError(message);
-  };
-  if (response.status === 200) {
-    // First response, or the server ignored Range (or If-Range said the file changed): start over.
-    if (file.size > 0) await file.truncate();
-    const length = Number(header(response.headers, 'content-length'));
-    const etag = header(response.headers, 'etag');
-    return {
-      url: response.url,
-      total: Number.isSafeInteger(length) && length >= 0 ? length : undefined,
-      etag: etag && !etag.startsWith('W/') ? etag : undefined,
-      contentType: header(response.headers, 'content-type'),
-    };
-  }
-  if (response.status !== 206 || !source) return reject(`Unexpected ${response.status} response while downloading.`);
-  const value = header(response.headers, 'content-range');
-  const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(value?.trim() ?? '');
-  const first = Number(range?.[1]);
-  const last = Number(range?.[2]);
-  const size = range?.[3] === '*' ? undefined : Number(range?.[3]);
-  const fits =
-    first === file.size && last >= first && (size === undefined || last < size) && (source.total === undefined || size === source.total);
-  if (!range || !fits) {
-    return reject(`Content-Range ${JSON.stringify(value)} does not continue the download at byte ${file.size} of ${source.total ?? '?'}.`);
-  }
-  return { ...source, url: response.url, total: source.total ?? size };
+/** Whether a `Content-Range` value starts at `offset` and names `total` as the size. */
+function continues(value: string | undefined, offset: number, total: number): boolean {
+  const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(value?.trim() ?? '');
+  if (!range) return false;
+  const [first, last, size] = [Number(range[1]), Number(range[2]), Number(range[3])];
+  return first === offset && last >= first && last < size && size === total;
 }
 
 /**
- * Write a response body into `file`. Resolves at the end of the body; rejects with an SDK connection
- * error when the body fails, or with the write (or `onProgress`) error.
+ * Write the body into the file: each chunk synchronously while it is hot (see TempFile). Resolves with
+ * the connection error when the body drops; rejects with a write (or `onProgress`) error.
  */
-function pump(response: SentResponse, file: TempFile, report: (() => void) | undefined, signal: AbortSignal | undefined, secret: string) {
-  const { body } = response;
-  return new Promise<void>((resolve, reject) => {
-    const stop = (error: unknown) => {
-      body.destroy();
-      reject(error);
-    };
-    // 'data' events rather than pipeline(): each chunk is written while still hot in the CPU cache.
-    body.on('data', (chunk: Buffer) => {
-      let more: boolean;
+async function write(response: SentResponse, state: Transfer): Promise<APIConnectionError | undefined> {
+  const { file, options } = state;
+  let local: { error: unknown } | undefined;
+  try {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
       try {
-        more = file.write(chunk);
-        report?.();
+        if (!file.write(chunk)) await file.drain();
+        options.onProgress?.({ bytes: file.size, total: state.total });
       } catch (error) {
-        return stop(error);
+        local = { error };
+        break;
       }
-      if (!more) {
-        body.pause();
-        file.drain().then(() => body.resume(), stop);
-      }
-    });
-    body.once('end', () => file.drain().then(resolve, reject));
-    body.once('error', (error) => reject(toConnectionError(error, signal, response.timedOut(), secret)));
-  }).finally(response.done);
+    }
+  } catch (error) {
+    const mapped = state.transport.connectionError(error, options.signal, response.timedOut());
+    if (mapped instanceof APIConnectionError) return mapped;
+    throw mapped;
+  } finally {
+    response.done();
+  }
+  if (local) throw local.error;
+  await file.drain();
+  return undefined;
+}
+
+/** The last word before the rename: the announced size, and an MP4 whose top-level boxes add up. */
+async function verify(state: Transfer): Promise<void> {
+  const { file } = state;
+  const broken = (reason: string) => new DownloadIntegrityError({ reason, videoId: state.id, requestId: state.requestId });
+  if (state.total !== undefined && file.size !== state.total) throw broken(`received ${file.size} bytes of ${state.total}`);
+  await file.drain();
+  try {
+    await checkWholeMp4(new ByteReader(file));
+  } catch (error) {
+    throw broken(`the file is not a whole MP4: ${(error as Error).message}`);
+  }
+}
+
+/** A failure of the disk (full, read-only, gone) as an SDK error naming the destination; others pass through. */
+function diskError(error: unknown, path: string): unknown {
+  if (error instanceof AvatarVideoError || !(error instanceof Error) || !('syscall' in error)) return error;
+  return new AvatarVideoError(`Could not save ${path}: ${error.message}`, { cause: error });
 }

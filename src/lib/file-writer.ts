@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { removeStaleTempFiles, tempPathFor } from '../internal/temp-path.js';
 
 /**
  * A 64 KiB write into the page cache takes tens of microseconds. Writes slower than this come from a
@@ -54,12 +53,15 @@ export class TempFile {
   }
 
   /**
-   * Create `.<name>.<random>.part` beside `destination`; exclusive, so it never reuses another file.
+   * Create `.<name>.<pid><random>.part` beside `destination`; exclusive, so it never reuses another file.
+   * Temp files for the same destination left by a killed process are removed first.
    * `slowWriteMs` is for tests: a negative value counts every write as slow.
    */
   static async create(destination: string, slowWriteMs = SLOW_SYNC_WRITE_MS): Promise<TempFile> {
-    const path = join(dirname(destination), `.${basename(destination)}.${randomBytes(6).toString('hex')}.part`);
-    return new TempFile(path, await open(path, 'wx'), slowWriteMs);
+    await removeStaleTempFiles(destination);
+    const path = tempPathFor(destination);
+    // Read access too: the download checks the file's boxes before the rename.
+    return new TempFile(path, await open(path, 'wx+'), slowWriteMs);
   }
 
   get size(): number {
@@ -83,6 +85,13 @@ export class TempFile {
     if (performance.now() - started > this.#slowWriteMs && ++this.#slowWrites >= SLOW_WRITES_BEFORE_ASYNC) this.#sync = false;
     this.#flushInBackground();
     return true;
+  }
+
+  /** Read back up to `length` bytes at `offset` (after {@link drain}). */
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    const buffer = Buffer.alloc(Math.max(0, Math.min(length, this.#size - offset)));
+    const { bytesRead } = await this.#handle.read(buffer, 0, buffer.byteLength, offset);
+    return buffer.subarray(0, bytesRead);
   }
 
   /** Resolves once queued writes have landed; rejects with a write error. */

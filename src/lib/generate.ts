@@ -1,4 +1,4 @@
-import type { RequestOptions } from '../client.js';
+import type { RequestOptions } from '../internal/request-options.js';
 import type { Video } from '../schemas.js';
 import type { DownloadProgress } from './download.js';
 import type { WaitOptions } from './wait.js';

@@ -1,7 +1,8 @@
-import { type AvatarVideo, sleep } from '../client.js';
 import { APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
+import type { Transport } from '../internal/http-client.js';
 import { apiPath } from '../internal/path.js';
 import { parseRetryAfter, shouldRetry } from '../internal/retry.js';
+import { sleep } from '../internal/sleep.js';
 import { describeFailure, header, type RawResponse } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from './errors.js';
@@ -106,9 +107,15 @@ function positive(value: number, name: string): number {
   return value;
 }
 
+/** A video as one answer showed it, with that answer's hint for the next poll (ms), if it gave one. */
+export interface SeenVideo {
+  video: Video;
+  hint: number | undefined;
+}
+
 /** A wait's settled options and its running state, shared by the steps of the loop. */
 interface Wait {
-  client: AvatarVideo;
+  client: Transport;
   id: string;
   clock: WaitClock;
   schedule: { pollInterval: number; maxPollInterval: number };
@@ -126,14 +133,15 @@ interface Wait {
 
 /**
  * Poll a job until it is COMPLETE (returned), FAILED or CANCELLED (thrown), or the deadline passes.
- * `initial` is a video already in hand (from create): it counts as the first poll.
+ * `initial` is a video already in hand (from create), with the poll hint its answer carried: it counts as the
+ * first poll.
  * @internal Use `client.videos.waitForCompletion`.
  */
 export async function waitForVideo(
-  client: AvatarVideo,
+  client: Transport,
   id: string,
   options: WaitOptions = {},
-  initial?: Video,
+  initial?: SeenVideo,
   clock: WaitClock = realClock,
 ): Promise<Video> {
   const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
@@ -169,11 +177,11 @@ export async function waitForVideo(
   }
 }
 
-async function pollUntilSettled(wait: Wait, initial: Video | undefined): Promise<Video> {
+async function pollUntilSettled(wait: Wait, initial: SeenVideo | undefined): Promise<Video> {
   const { clock, controller } = wait;
-  let fresh = initial;
+  let fresh = initial?.video;
   let seenAt = clock.now();
-  let hint: number | undefined;
+  let hint = initial?.hint;
   let failures = 0;
   for (let round = 0; ; round++) {
     let delay = 0;
@@ -247,7 +255,7 @@ function interrupted(wait: Wait, error: unknown): never {
 }
 
 /** One `retrieve`, also returning the server's hint for the next poll. */
-async function poll(client: AvatarVideo, id: string, signal: AbortSignal, timeout: number) {
+async function poll(client: Transport, id: string, signal: AbortSignal, timeout: number): Promise<SeenVideo> {
   let hint: number | undefined;
   const video = await client.request(
     {

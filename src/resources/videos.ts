@@ -1,15 +1,15 @@
 import { PassThrough, type Readable } from 'node:stream';
-import type { AvatarVideo, RequestOptions } from '../client.js';
+import type { Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
-import { followRedirects } from '../internal/redirect.js';
-import { header, throwForStatus, toConnectionError } from '../internal/transport.js';
+import type { RequestOptions } from '../internal/request-options.js';
+import { header } from '../internal/transport.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
-import { type WaitOptions, waitForVideo } from '../lib/wait.js';
+import { pollHint, type SeenVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
 
@@ -29,13 +29,18 @@ export interface VideoContent {
   url: string;
 }
 
+/** Options of `videos.contentURL`. */
+export type ContentURLOptions = RequestOptions;
+
 /** Endpoint methods of `/v1/videos`. */
 export class Videos {
-  /** @internal */
-  protected readonly client: AvatarVideo;
+  readonly #transport: Transport;
+  readonly #limits: { maxAudioSeconds: number };
 
-  constructor(client: AvatarVideo) {
-    this.client = client;
+  /** @internal Built by the client, which owns the transport. */
+  constructor(transport: Transport, limits: { maxAudioSeconds: number }) {
+    this.#transport = transport;
+    this.#limits = limits;
   }
 
   /**
@@ -44,14 +49,29 @@ export class Videos {
    * fails in milliseconds with every problem listed, before any upload. Not retried once it may have reached the server: a duplicate job would be billed twice.
    */
   async create(params: VideoCreateParams, options: CreateOptions = {}): Promise<Video> {
+    return (await this.#createJob(params, options)).video;
+  }
+
+  /** `create`, also returning the poll hint its answer carried, so a wait that follows can honour it. */
+  async #createJob(params: VideoCreateParams, options: CreateOptions): Promise<SeenVideo> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
-    const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.client.limits);
+    const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
+    let hint: number | undefined;
     try {
-      return await this.client.request(
-        { method: 'POST', path: 'v1/videos', kind: 'create', body: () => encodeMultipart(prepared.files, prepared.fields) },
+      const video = await this.#transport.request(
+        {
+          method: 'POST',
+          path: 'v1/videos',
+          kind: 'create',
+          body: () => encodeMultipart(prepared.files, prepared.fields),
+          onHeaders: (headers) => {
+            hint = pollHint(headers);
+          },
+        },
         VideoSchema,
         options,
       );
+      return { video, hint };
     } finally {
       await prepared.dispose();
     }
@@ -59,7 +79,7 @@ export class Videos {
 
   /** Read a job's current state. */
   async retrieve(id: string, options?: RequestOptions): Promise<Video> {
-    return this.client.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
+    return this.#transport.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
   }
 
   /**
@@ -68,34 +88,49 @@ export class Videos {
    */
   list(params: VideoListParams = {}, options?: RequestOptions): VideoPagePromise {
     const fetchPage = async (query: VideoListParams) =>
-      normaliseList(await this.client.request({ method: 'GET', path: 'v1/videos', query, kind: 'read' }, VideoListSchema, options));
+      normaliseList(await this.#transport.request({ method: 'GET', path: 'v1/videos', query, kind: 'read' }, VideoListSchema, options));
     return new VideoPagePromise(fetchPage(params).then((envelope) => new VideoPage(envelope, params, fetchPage)));
   }
 
   /**
    * Stream the MP4 of a COMPLETE video. The redirect is followed here, and the key is not sent to the
-   * file's host. Use `download` to save to a file; this is for piping elsewhere.
+   * file's host. Use `download` to save to a file; this is for piping elsewhere. Unlike `download`, the
+   * bytes are NOT verified: they are whatever the file host sends, as it sends them.
    */
   async content(id: string, options: RequestOptions = {}): Promise<VideoContent> {
-    const client = this.client;
-    const start = client.url(apiPath`v1/videos/${id}/content`);
-    const response = await client.withRetries('read', options, async () => {
-      const response = await followRedirects(start, {
-        dispatcher: client.dispatcher,
-        headers: client.headers({ ...options.headers, accept: 'video/mp4, */*' }),
-        timeout: options.timeout ?? client.timeout,
-        signal: options.signal,
-        secret: client.secret,
-      });
-      return throwForStatus(response, options.signal, client.secret);
-    });
+    const transport = this.#transport;
+    const start = transport.url(apiPath`v1/videos/${id}/content`);
+    const headers = { ...options.headers, accept: 'video/mp4, */*' };
+    const response = await transport.withRetries('read', options, () =>
+      transport.get(start, { headers, timeout: options.timeout, signal: options.signal }),
+    );
     const length = Number(header(response.headers, 'content-length'));
+    const body = withSDKErrors(
+      response.body,
+      (error) => transport.connectionError(error, options.signal, response.timedOut()),
+      response.done,
+    );
     return {
-      body: withSDKErrors(response.body, options.signal, response.timedOut, client.secret, response.done),
+      body,
       contentLength: Number.isFinite(length) ? length : undefined,
       contentType: header(response.headers, 'content-type'),
       url: response.url.href,
     };
+  }
+
+  /**
+   * The signed address of a COMPLETE video's file, for a `<video>` tag, a player or another service: the
+   * content redirect is resolved and nothing is sent to the file host. The address is a secret of its own
+   * (anyone holding it can fetch the video) and may expire: ask again rather than storing it.
+   */
+  async contentURL(id: string, options: ContentURLOptions = {}): Promise<string> {
+    const transport = this.#transport;
+    const start = transport.url(apiPath`v1/videos/${id}/content`);
+    const headers = { ...options.headers, accept: 'video/mp4, */*' };
+    const url = await transport.withRetries('read', options, () =>
+      transport.resolveRedirect(start, { headers, timeout: options.timeout, signal: options.signal }),
+    );
+    return url.href;
   }
 
   /**
@@ -109,7 +144,7 @@ export class Videos {
    * @throws APIUserAbortError when `signal` fires.
    */
   waitForCompletion(id: string, options?: WaitOptions): Promise<Video> {
-    return waitForVideo(this.client, id, options);
+    return waitForVideo(this.#transport, id, options);
   }
 
   /**
@@ -119,8 +154,8 @@ export class Videos {
    */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
     const { create, wait } = splitCreateAndWait(options);
-    const video = await this.create(params, create);
-    return waitForVideo(this.client, video.id, wait, video);
+    const created = await this.#createJob(params, create);
+    return waitForVideo(this.#transport, created.video.id, wait, created);
   }
 
   /**
@@ -132,7 +167,7 @@ export class Videos {
    * @throws VideoNotReadyError when the video is not COMPLETE; nothing is downloaded.
    */
   download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult> {
-    return downloadVideo(this.client, video, path, options);
+    return downloadVideo(this.#transport, (id, opts) => this.retrieve(id, opts), video, path, options);
   }
 
   /**
@@ -148,7 +183,7 @@ export class Videos {
       const { path, bytes } = await this.download(video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });
       return { video, path, bytes };
     } catch (error) {
-      this.client.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
+      this.#transport.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
       throw error;
     }
   }
@@ -165,15 +200,9 @@ export class Videos {
 }
 
 /** Re-emit a body's failures as SDK errors (timeout, abort, connection) with the original as `cause`. */
-function withSDKErrors(
-  body: Readable,
-  signal: AbortSignal | undefined,
-  timedOut: () => boolean,
-  secret: string,
-  done: () => void,
-): Readable {
+function withSDKErrors(body: Readable, toSDKError: (error: unknown) => Error, done: () => void): Readable {
   const out = new PassThrough({ highWaterMark: 1 << 20 });
-  body.on('error', (error) => out.destroy(toConnectionError(error, signal, timedOut(), secret)));
+  body.on('error', (error) => out.destroy(toSDKError(error)));
   body.on('close', done);
   out.on('close', () => body.destroy());
   body.pipe(out);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import AvatarVideoDefault, { AvatarVideo, AvatarVideoError, VERSION } from '../../src/index.js';
+import { json, rawServer, video } from '../helpers/raw-server.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -24,7 +25,26 @@ describe('construction', () => {
     vi.stubEnv('AVATAR_VIDEO_BASE_URL', 'https://api.example.com/');
     const client = new AvatarVideo();
     expect(client.baseURL).toBe('https://api.example.com/');
-    expect(client.headers()['x-api-key']).toBe('env-key-123456');
+  });
+
+  it('sends the key from the environment on the wire', async () => {
+    const api = await rawServer((_req, res) => json(res, 200, video('vid_1')));
+    vi.stubEnv('AVATAR_VIDEO_API_KEY', 'env-key-123456');
+    vi.stubEnv('AVATAR_VIDEO_BASE_URL', api.url);
+    const client = new AvatarVideo({ logLevel: 'off' });
+    try {
+      await client.videos.retrieve('vid_1');
+      expect(api.requests[0]?.headers['x-api-key']).toBe('env-key-123456');
+    } finally {
+      await client.close();
+      await api.close();
+    }
+  });
+
+  it('publishes no member that returns the key or the transport', () => {
+    const client = new AvatarVideo({ apiKey: 'super-secret-key-xyz', baseURL: 'https://x.example' });
+    for (const name of ['secret', 'dispatcher', 'headers', 'url', 'request', 'withRetries']) expect(name in client).toBe(false);
+    expect(Object.keys(client.videos)).toEqual([]);
   });
 
   it('refuses plain http off loopback unless allowed', () => {

@@ -4,13 +4,14 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import type { RequestOptions } from '../../client.js';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
+import type { RequestOptions } from '../../internal/request-options.js';
 import { openSource } from '../../internal/source.js';
-import type { Videos } from '../../resources/videos.js';
 import type { Video } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
+import type { DownloadOptions, DownloadResult } from '../download.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
+import type { GenerateOptions, GenerateResult } from '../generate.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
@@ -88,8 +89,21 @@ export class SegmentFailedError extends AvatarVideoError {
 const SPLIT_SHARE = 0.05;
 const JOIN_SHARE = 0.1;
 
+/** @internal The video methods a long run uses; the `Videos` resource passes itself (lib never imports resources). */
+export interface LongRunVideos {
+  generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult>;
+  create(params: VideoCreateParams, options?: { signal?: AbortSignal }): Promise<Video>;
+  retrieve(id: string, options?: { signal?: AbortSignal }): Promise<Video>;
+  waitForCompletion(id: string, options?: WaitOptions): Promise<Video>;
+  download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult>;
+}
+
 /** @internal The engine of `videos.generateLong`. */
-export async function generateLong(videos: Videos, params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
+export async function generateLong(
+  videos: LongRunVideos,
+  params: VideoCreateParams,
+  options: GenerateLongOptions,
+): Promise<GenerateLongResult> {
   // Streams are read twice below (checked, then split or uploaded): spool them once first.
   const pinned = await pinOneShotInputs(params);
   try {
@@ -99,7 +113,7 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
   }
 }
 
-async function generatePinned(videos: Videos, params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
+async function generatePinned(videos: LongRunVideos, params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
   const { output, concurrency = 3, maxSegmentSeconds = 60, maxSegmentAttempts = 2, keepWorkDir = false, onProgress, signal } = options;
   const waitOptions: WaitOptions = {
     pollInterval: options.pollInterval,

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import type { EncodedPacket, MetadataTags } from 'mediabunny';
 import { APIUserAbortError } from '../../errors.js';
 import { loadMediabunny } from '../../internal/mediabunny.js';
+import { removeStaleTempFiles, tempPathFor } from '../../internal/temp-path.js';
 import { type AudioSettings, type Clip, countKeptPackets, differences, keptPackets, openClip, type VideoSettings } from './clip.js';
 import { JoinError } from './join-error.js';
 import { joinedTags } from './provenance.js';
@@ -81,7 +81,8 @@ export async function joinVideos(inputs: readonly string[], output: string, opti
   if (inputs.length === 0) throw new JoinError(output, 'joinVideos needs at least one input file.');
   throwIfAborted(signal);
   const plan = await planJoin(inputs, options.metadata?.segmentIds, signal);
-  const temp = join(dirname(output), `.${basename(output)}.${randomBytes(6).toString('hex')}.part`);
+  await removeStaleTempFiles(output);
+  const temp = tempPathFor(output);
   try {
     await writeJoined(plan, temp, options);
     await rename(temp, output);

@@ -4,12 +4,12 @@ import type { LocalSource } from '../../internal/source.js';
  * Random access over a {@link LocalSource} that keeps the last window read, so that parsers can ask for a
  * few bytes at a time (a chunk header, a frame header) without a read call for each.
  */
-export class ByteReader {
+export class ByteReader<S extends Pick<LocalSource, 'size' | 'read'> = LocalSource> {
   private window: Uint8Array = new Uint8Array(0);
   private windowStart = 0;
 
   constructor(
-    readonly source: LocalSource,
+    readonly source: S,
     /** Bytes fetched per read call; a parser that steps through a whole file (MP3 frames) raises it. */
     public windowSize = 4096,
   ) {}

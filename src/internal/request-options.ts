@@ -1,0 +1,40 @@
+import type { Readable } from 'node:stream';
+import type { RequestKind } from './retry.js';
+import type { RawResponse } from './transport.js';
+
+/** Options every request method accepts; each overrides the client option of the same name. */
+export interface RequestOptions {
+  /**
+   * Milliseconds one attempt may take, including a response body that stalls after its headers.
+   * For streamed downloads it bounds the wait for headers and each silent gap in the body.
+   * @default 60000
+   */
+  timeout?: number;
+  /**
+   * Retries after the first attempt, for failures that are safe to repeat (see the README's retry table).
+   * @default 2
+   */
+  maxRetries?: number;
+  /**
+   * Longest wait between retries the caller accepts. A `Retry-After` beyond it fails at once, with
+   * `RateLimitError.retryAfter` set, instead of sleeping.
+   * @default 60000
+   */
+  maxRetryDelay?: number;
+  /** Cancels the request (and any retry wait); rejects with `APIUserAbortError`. @default undefined */
+  signal?: AbortSignal;
+  /** Extra headers. Credential headers cannot be set here: the key comes from the client. @default {} */
+  headers?: Record<string, string>;
+}
+
+/** @internal A request as the resources describe it; the transport adds auth, retries and parsing. */
+export interface APIRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | null> | undefined;
+  /** Builds a fresh body for each attempt (an upload stream can only be read once). */
+  body?: () => Promise<{ stream: Readable; headers: Record<string, string> }>;
+  kind: RequestKind;
+  /** Sees the headers of the successful response (the wait helpers read a poll hint there). */
+  onHeaders?: (headers: RawResponse['headers']) => void;
+}
