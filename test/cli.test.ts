@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AvatarVideo } from '../src/index.js';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
+import { writeHideMsw } from './helpers/hide-msw.js';
 import { wav } from './helpers/media.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 
@@ -501,17 +502,7 @@ describe('Ctrl-C', () => {
 
 describe('mock', () => {
   it('without msw installed, says what to install (exit 2)', async () => {
-    // Makes require('msw') fail the way it does when msw is not installed.
-    const hide = join(work, 'hide-msw.cjs');
-    await writeFile(
-      hide,
-      `const Module = require('node:module');
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  if (request === 'msw') throw Object.assign(new Error("Cannot find module 'msw'"), { code: 'MODULE_NOT_FOUND' });
-  return resolve.call(this, request, ...rest);
-};`,
-    );
+    const hide = await writeHideMsw(work);
     const result = await run(['mock'], { env: { NODE_OPTIONS: `--require ${hide}` } });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/the mock needs msw: npm install msw/);

@@ -3,7 +3,7 @@
  * per-job processing times, the status on recorded requests, reset(), and the msw install hint.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { AvatarVideo } from '../src/index.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { loadMsw, MSW_MISSING } from '../src/testing/msw.js';
 import { checkNoise, noisyProgress } from '../src/testing/progress.js';
+import { writeHideMsw } from './helpers/hide-msw.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const AUDIO = join(root, 'examples/media/speech.wav');
@@ -201,17 +202,7 @@ describe('without msw', () => {
 
   it('importing avatar-video/testing says so, rather than a module-linking error', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'hide-msw-'));
-    // Makes require('msw') fail the way it does when msw is not installed.
-    const hide = join(folder, 'hide-msw.cjs');
-    await writeFile(
-      hide,
-      `const Module = require('node:module');
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  if (request === 'msw') throw Object.assign(new Error("Cannot find module 'msw'"), { code: 'MODULE_NOT_FOUND' });
-  return resolve.call(this, request, ...rest);
-};`,
-    );
+    const hide = await writeHideMsw(folder);
     const script = `import('./src/testing/index.ts').then(() => console.log('imported'), (error) => console.log(error.message));`;
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ['--require', hide, '--import', 'tsx', '-e', script], { cwd: root });
