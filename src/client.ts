@@ -3,6 +3,7 @@ import pRetry from 'p-retry';
 import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { APIUserAbortError, AvatarVideoError, ResponseValidationError } from './errors.js';
+import { ConcurrencyLimiter } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isSensitiveHeader } from './internal/redact.js';
 import { parseRetryAfter, type RequestKind, retryDelay, shouldRetry } from './internal/retry.js';
@@ -116,6 +117,8 @@ export class AvatarVideo {
   readonly limits: Required<MediaLimits>;
   /** @internal */
   readonly logger: Logger;
+  /** @internal Jobs running at once through this client: one adaptive limit shared by every helper. */
+  readonly limiter = new ConcurrencyLimiter();
   // Private fields stay out of util.inspect, JSON.stringify and Object.keys.
   readonly #apiKey: string;
   /** Headers of every API request, built once (frozen: it is shared by requests without extra headers). */

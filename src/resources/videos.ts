@@ -1,9 +1,13 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { AvatarVideo, RequestOptions } from '../client.js';
+import { RateLimitError } from '../errors.js';
 import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
 import { followRedirects } from '../internal/redirect.js';
 import { header, throwForStatus, toConnectionError } from '../internal/transport.js';
+import { generateBatch } from '../lib/batch/generate-batch.js';
+import { withJobPermit } from '../lib/batch/permit.js';
+import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
@@ -46,12 +50,17 @@ export class Videos {
   async create(params: VideoCreateParams, options: CreateOptions = {}): Promise<Video> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.client.limits);
+    const startedAt = this.client.limiter.now();
     try {
       return await this.client.request(
         { method: 'POST', path: 'v1/videos', kind: 'create', body: () => encodeMultipart(prepared.files, prepared.fields) },
         VideoSchema,
         options,
       );
+    } catch (error) {
+      // The service said "too many": every job of this client slows down, not just this one.
+      if (error instanceof RateLimitError) this.client.limiter.throttled(error.retryAfter, startedAt);
+      throw error;
     } finally {
       await prepared.dispose();
     }
@@ -113,8 +122,11 @@ export class Videos {
 
   /** `create`, then `waitForCompletion`. Its job errors (failed, cancelled, timed out) carry the video and so its id. */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
-    const video = await this.create(params, { signal: options.signal, validate: options.validate });
-    return waitForVideo(this.client, video.id, options, video);
+    // A permit of the client's limiter covers the job's life, create to end.
+    return withJobPermit(this.client.limiter, options.signal, async () => {
+      const video = await this.create(params, { signal: options.signal, validate: options.validate });
+      return waitForVideo(this.client, video.id, options, video);
+    });
   }
 
   /**
@@ -153,7 +165,25 @@ export class Videos {
    * without paying twice. Audio of 60 s or less is one ordinary `generate`.
    */
   generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
-    return generateLong(this, params, options);
+    return generateLong(this, params, options, this.client.limiter);
+  }
+
+  /**
+   * Make many videos, one per item, each saved as `<outputDir>/<key>.mp4`. Every item is checked before
+   * any job is created (all problems reported at once, as `BatchInputError`). Jobs run as many at once as
+   * the service takes (`concurrency: 'auto'`); a job FAILED for a rate limit is created again. A ledger in
+   * `outputDir` makes the call resumable: after a crash or an abort, run it again over the same folder and
+   * no job is paid for twice. Items that fail are reported in the summary; they do not stop the batch.
+   */
+  generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
+    const jobs = {
+      create: (params: VideoCreateParams, o: CreateOptions) => this.create(params, o),
+      waitForCompletion: (id: string, o: WaitOptions) => this.waitForCompletion(id, o),
+      download: (video: Video, path: string, o: DownloadOptions) => this.download(video, path, o),
+      limiter: this.client.limiter,
+      limits: this.client.limits,
+    };
+    return generateBatch(jobs, items, options);
   }
 }
 

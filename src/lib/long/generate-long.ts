@@ -2,10 +2,12 @@ import { copyFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
+import type { ConcurrencyLimiter } from '../../internal/concurrency-limiter.js';
 import { openSource } from '../../internal/source.js';
 import type { Videos } from '../../resources/videos.js';
 import type { Video } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
+import { jobOutcome } from '../batch/permit.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
@@ -74,7 +76,12 @@ const SPLIT_SHARE = 0.05;
 const JOIN_SHARE = 0.1;
 
 /** @internal The engine of `videos.generateLong`. */
-export async function generateLong(videos: Videos, params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
+export async function generateLong(
+  videos: Videos,
+  params: VideoCreateParams,
+  options: GenerateLongOptions,
+  limiter: ConcurrencyLimiter,
+): Promise<GenerateLongResult> {
   const { output, concurrency = 3, maxSegmentSeconds = 60, maxSegmentAttempts = 2, keepWorkDir = false, onProgress, signal } = options;
   const waitOptions: WaitOptions = {
     pollInterval: options.pollInterval,
@@ -164,11 +171,23 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
     }
     for (;;) {
       if (signal?.aborted) throw new APIUserAbortError('Generation was aborted.', { cause: signal.reason });
+      // The client's limiter counts the segment's job from create to end; a job already made just joins the count.
+      const permit = segment.jobId === null ? await limiter.acquire(signal) : limiter.adopt();
+      let released = false;
+      const release = (error?: unknown) => {
+        if (!released) permit.release(error === undefined ? 'completed' : jobOutcome(error));
+        released = true;
+      };
       if (segment.jobId === null) {
-        const created = await videos.create(
-          { audio_reference: join(workDir, segment.audio), [visualField]: visualPath, ...(params.model ? { model: params.model } : {}) },
-          { signal },
-        );
+        const created = await videos
+          .create(
+            { audio_reference: join(workDir, segment.audio), [visualField]: visualPath, ...(params.model ? { model: params.model } : {}) },
+            { signal },
+          )
+          .catch((error: unknown) => {
+            release(error);
+            throw error;
+          });
         segment.jobId = created.id;
         segment.status = 'created';
         await writer.save();
@@ -182,6 +201,7 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
             report('segments', live);
           },
         });
+        release();
         const file = join(workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
         await mkdir(dirname(file), { recursive: true });
         const saved = await videos.download(video, file, { signal });
@@ -191,6 +211,7 @@ export async function generateLong(videos: Videos, params: VideoCreateParams, op
         report('segments', live);
         return video;
       } catch (error) {
+        release(error);
         if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) throw error;
         const failure =
           error instanceof VideoFailedError
