@@ -4,16 +4,23 @@
  * The service publishes no rate limits (spec section 8), so the limit is found rather than configured,
  * the way TCP CUBIC finds a link's capacity (and AWS SDK v3's adaptive retry mode a request rate):
  *
- * - Slow start: until the first throttle, every job that ends well adds one (the limit doubles per job
- *   duration).
- * - A throttle (a 429 on a create, or a job FAILED with a rate-limit code) cuts the limit to
- *   `BETA` times itself and remembers the limit it had (`ceilingAtThrottle`).
+ * - Slow start: until the service first refuses a create, every create it accepts adds a half and every
+ *   job that ends well another half (the limit doubles per job duration, and the first round already
+ *   runs twice the initial limit).
+ * - A throttle cuts the limit: a 429 on a create to `BETA` times itself, a job FAILED with a rate-limit
+ *   code to `BETA_FAILED` times itself; the limit it had is remembered (`ceilingAtThrottle`).
+ * - Only a refusal (429) marks the service's ceiling: it ends slow start and may lower the remembered
+ *   ceiling. A rate-limited job failure can come from quotas that have nothing to do with how many jobs
+ *   run, so it cuts less, and neither ends slow start nor lowers the ceiling: noise of that kind costs a
+ *   dip, not a limit that ratchets down to its floor.
  * - After a throttle the limit recovers along a cubic curve: fast while far below the old ceiling,
  *   flat near it, then faster again beyond it (probing for more room). Time on the curve is counted in
  *   job durations (a smoothed create-to-end time), so the same policy suits jobs of 300 ms on a mock
  *   and of two minutes on the service.
  * - Throttles of jobs that started before the last cut are ignored for cutting: they report the
  *   congestion the cut already answers, and counting them would collapse the limit to its floor.
+ * - Growth stops one above the most jobs the service has been seen to accept at once, so the limit probes
+ *   one job at a time rather than in bursts that would all be refused.
  * - A `Retry-After` pauses every new job until it has passed.
  *
  * @internal
@@ -26,10 +33,14 @@ export interface ConcurrencyState {
   slowStart: boolean;
   /** The limit just before the last cut: the cubic curve flattens around it. */
   ceilingAtThrottle: number;
+  /** The limit right after the last cut: where the cubic curve starts. */
+  limitAfterThrottle: number;
   /** When the limit was last cut (ms), or -Infinity. */
   throttledAt: number;
   /** No new job before this time (ms): the server's Retry-After. */
   pausedUntil: number;
+  /** Most jobs seen running at once when the service accepted a create. */
+  proven: number;
   /** Smoothed time from create to a job's end (ms), once a job has ended. */
   jobMs: number | undefined;
 }
@@ -42,15 +53,21 @@ export interface ConcurrencyBounds {
 }
 
 export type ConcurrencyEvent =
+  /** The service accepted a create, with `running` jobs running (this one included). */
+  | { type: 'admitted'; at: number; running: number }
   /** A job ended (COMPLETE, or FAILED for a reason other than rate limiting): the service had room for it. */
   | { type: 'completed'; at: number; startedAt: number }
-  /** The service refused (429) or a job FAILED with a rate-limit code. */
-  | { type: 'throttled'; at: number; startedAt: number; retryAfterMs?: number | undefined };
+  /** The service refused a create (429: `refused`) or a job FAILED with a rate-limit code (`failed`). */
+  | { type: 'throttled'; cause: 'refused' | 'failed'; at: number; startedAt: number; retryAfterMs?: number | undefined };
 
-/** Share of the limit kept after a throttle (CUBIC's beta). */
+/** Share of the limit kept after a refused create (CUBIC's beta). */
 export const BETA = 0.7;
+/** Share kept after a rate-limited job failure: weaker evidence of too many jobs, so a smaller cut. */
+export const BETA_FAILED = 0.85;
 /** Steepness of the recovery curve, in jobs per (job duration)^3 (CUBIC's C). */
-export const CUBIC_C = 0.4;
+export const CUBIC_C = 0.2;
+/** Growth in slow start per accepted create and per job that ends well. */
+const SLOW_START_STEP = 0.5;
 /** Weight of the newest job in the smoothed job duration. */
 const JOB_MS_WEIGHT = 0.2;
 
@@ -59,8 +76,10 @@ export function initialConcurrency(initial: number): ConcurrencyState {
     limit: initial,
     slowStart: true,
     ceilingAtThrottle: initial,
+    limitAfterThrottle: initial,
     throttledAt: Number.NEGATIVE_INFINITY,
     pausedUntil: 0,
+    proven: 0,
     jobMs: undefined,
   };
 }
@@ -68,11 +87,11 @@ export function initialConcurrency(initial: number): ConcurrencyState {
 const clamp = (value: number, bounds: ConcurrencyBounds) => Math.min(bounds.max, Math.max(bounds.min, value));
 
 /**
- * The limit `elapsedMs` after a cut from `ceiling`, on the cubic curve W(t) = C (t - K)^3 + ceiling,
+ * The limit `elapsedMs` after a cut from `ceiling` to `start`, on the cubic curve W(t) = C (t - K)^3 + ceiling,
  * with t in job durations and K the time the curve takes to climb back to `ceiling`.
  */
-export function cubicLimit(ceiling: number, elapsedMs: number, jobMs: number): number {
-  const k = Math.cbrt((ceiling * (1 - BETA)) / CUBIC_C);
+export function cubicLimit(ceiling: number, start: number, elapsedMs: number, jobMs: number): number {
+  const k = Math.cbrt(Math.max(0, ceiling - start) / CUBIC_C);
   const t = elapsedMs / Math.max(jobMs, 1);
   return CUBIC_C * (t - k) ** 3 + ceiling;
 }
@@ -82,21 +101,49 @@ export function nextConcurrency(state: ConcurrencyState, event: ConcurrencyEvent
   if (event.type === 'throttled') {
     const pausedUntil = Math.max(state.pausedUntil, event.at + (event.retryAfterMs ?? 0));
     if (event.startedAt < state.throttledAt) return { ...state, pausedUntil };
+    const refused = event.cause === 'refused';
+    const limit = clamp(state.limit * (refused ? BETA : BETA_FAILED), bounds);
     return {
       ...state,
       pausedUntil,
-      slowStart: false,
-      ceilingAtThrottle: state.limit,
-      limit: clamp(state.limit * BETA, bounds),
+      slowStart: state.slowStart && !refused,
+      ceilingAtThrottle: ceilingAfterThrottle(state, refused),
+      limit,
+      limitAfterThrottle: limit,
       throttledAt: event.at,
     };
   }
+  if (event.type === 'admitted') {
+    const proven = Math.max(state.proven, event.running);
+    return { ...state, proven, limit: state.slowStart ? grow(state.limit, SLOW_START_STEP, proven, bounds) : state.limit };
+  }
   const duration = Math.max(0, event.at - event.startedAt);
   const jobMs = state.jobMs === undefined ? duration : state.jobMs + JOB_MS_WEIGHT * (duration - state.jobMs);
-  if (state.slowStart) return { ...state, jobMs, limit: clamp(state.limit + 1, bounds) };
+  if (state.slowStart) return { ...state, jobMs, limit: grow(state.limit, SLOW_START_STEP, state.proven, bounds) };
   // One ending job never adds more than one: a long quiet spell must not turn into a burst.
-  const target = cubicLimit(state.ceilingAtThrottle, event.at - state.throttledAt, jobMs);
-  return { ...state, jobMs, limit: clamp(Math.max(state.limit, Math.min(target, state.limit + 1)), bounds) };
+  const target = cubicLimit(state.ceilingAtThrottle, state.limitAfterThrottle, event.at - state.throttledAt, jobMs);
+  return { ...state, jobMs, limit: grow(state.limit, Math.min(1, target - state.limit), state.proven, bounds) };
+}
+
+/**
+ * The ceiling the cubic curve flattens at after a cut. A refusal below the last ceiling means the room has
+ * shrunk (or was overestimated), so the ceiling drops below the current limit (CUBIC's fast convergence);
+ * a rate-limited job failure never lowers it.
+ */
+function ceilingAfterThrottle(state: ConcurrencyState, refused: boolean): number {
+  if (state.slowStart) return state.limit;
+  if (!refused) return Math.max(state.ceilingAtThrottle, state.limit);
+  return state.limit < state.ceilingAtThrottle ? (state.limit * (1 + BETA)) / 2 : state.limit;
+}
+
+/**
+ * `limit` raised by `step` (never lowered here), but at most one above the most jobs the service has been
+ * seen to accept: the limit probes one job at a time, so a jump of several (many jobs ending at once) cannot
+ * send a burst of creates that would all be refused.
+ */
+function grow(limit: number, step: number, proven: number, bounds: ConcurrencyBounds): number {
+  if (step <= 0) return limit;
+  return clamp(Math.max(limit, Math.min(limit + step, proven + 1)), bounds);
 }
 
 /** Jobs that may run at `now`: the whole part of the limit, or 0 while a Retry-After pause lasts. */
@@ -109,10 +156,10 @@ const MAX_BACKOFF_MS = 60_000;
 
 /**
  * Milliseconds to wait before creating again a job that FAILED with a rate-limit code (`attempt` from 1):
- * about one job duration (the time a running job takes to free its place), doubling per attempt, jittered
+ * half a job duration (about when the next running job frees its place), doubling per attempt, jittered
  * down by up to half so that items failed together do not return together.
  */
 export function rateLimitBackoff(attempt: number, jobMs: number | undefined, random: () => number = Math.random): number {
-  const base = Math.min((jobMs ?? 1_000) * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
+  const base = Math.min(((jobMs ?? 2_000) / 2) * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
   return Math.round(base * (1 - 0.5 * random()));
 }

@@ -107,9 +107,14 @@ export class ConcurrencyLimiter {
     }
   }
 
-  /** A throttle seen outside a permit's release (a 429 on a create); `startedAt` is when that request began. */
+  /** The service accepted a create. */
+  admitted(): void {
+    this.#apply({ type: 'admitted', at: this.#now(), running: this.#inFlight });
+  }
+
+  /** The service refused a create (a 429); `startedAt` is when that request began, on {@link now}'s clock. */
   throttled(retryAfterMs: number | undefined, startedAt = this.#now()): void {
-    this.#apply({ type: 'throttled', at: this.#now(), startedAt, retryAfterMs });
+    this.#apply({ type: 'throttled', cause: 'refused', at: this.#now(), startedAt, retryAfterMs });
   }
 
   #permit(): Permit {
@@ -123,7 +128,7 @@ export class ConcurrencyLimiter {
         released = true;
         this.#inFlight -= 1;
         if (outcome === 'completed') this.#apply({ type: 'completed', at: this.#now(), startedAt });
-        else if (outcome === 'throttled') this.#apply({ type: 'throttled', at: this.#now(), startedAt, retryAfterMs });
+        else if (outcome === 'throttled') this.#apply({ type: 'throttled', cause: 'failed', at: this.#now(), startedAt, retryAfterMs });
         else this.#pump();
       },
     };

@@ -52,11 +52,13 @@ export class Videos {
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.client.limits);
     const startedAt = this.client.limiter.now();
     try {
-      return await this.client.request(
+      const video = await this.client.request(
         { method: 'POST', path: 'v1/videos', kind: 'create', body: () => encodeMultipart(prepared.files, prepared.fields) },
         VideoSchema,
         options,
       );
+      this.client.limiter.admitted();
+      return video;
     } catch (error) {
       // The service said "too many": every job of this client slows down, not just this one.
       if (error instanceof RateLimitError) this.client.limiter.throttled(error.retryAfter, startedAt);
