@@ -100,7 +100,9 @@ export function cubicLimit(ceiling: number, start: number, elapsedMs: number, jo
 export function nextConcurrency(state: ConcurrencyState, event: ConcurrencyEvent, bounds: ConcurrencyBounds): ConcurrencyState {
   if (event.type === 'throttled') {
     const pausedUntil = Math.max(state.pausedUntil, event.at + (event.retryAfterMs ?? 0));
-    if (event.startedAt < state.throttledAt) return { ...state, pausedUntil };
+    // A job that failed still ran for a job's time; a refused create did not run at all.
+    const jobMs = event.cause === 'failed' ? smoothJobMs(state.jobMs, event) : state.jobMs;
+    if (event.startedAt < state.throttledAt) return { ...state, pausedUntil, jobMs };
     const refused = event.cause === 'refused';
     const limit = clamp(state.limit * (refused ? BETA : BETA_FAILED), bounds);
     return {
@@ -111,18 +113,23 @@ export function nextConcurrency(state: ConcurrencyState, event: ConcurrencyEvent
       limit,
       limitAfterThrottle: limit,
       throttledAt: event.at,
+      jobMs,
     };
   }
   if (event.type === 'admitted') {
     const proven = Math.max(state.proven, event.running);
     return { ...state, proven, limit: state.slowStart ? grow(state.limit, SLOW_START_STEP, proven, bounds) : state.limit };
   }
-  const duration = Math.max(0, event.at - event.startedAt);
-  const jobMs = state.jobMs === undefined ? duration : state.jobMs + JOB_MS_WEIGHT * (duration - state.jobMs);
+  const jobMs = smoothJobMs(state.jobMs, event);
   if (state.slowStart) return { ...state, jobMs, limit: grow(state.limit, SLOW_START_STEP, state.proven, bounds) };
   // One ending job never adds more than one: a long quiet spell must not turn into a burst.
   const target = cubicLimit(state.ceilingAtThrottle, state.limitAfterThrottle, event.at - state.throttledAt, jobMs);
   return { ...state, jobMs, limit: grow(state.limit, Math.min(1, target - state.limit), state.proven, bounds) };
+}
+
+function smoothJobMs(jobMs: number | undefined, event: { at: number; startedAt: number }): number {
+  const duration = Math.max(0, event.at - event.startedAt);
+  return jobMs === undefined ? duration : jobMs + JOB_MS_WEIGHT * (duration - jobMs);
 }
 
 /**
