@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
 import type { ValidateOptions } from '../media/validate.js';
 import { checkItems } from './check.js';
@@ -21,6 +21,7 @@ export async function generateBatch(
   checkOptions(concurrency, maxConcurrency, maxAttempts);
   const dir = resolve(outputDir);
   await mkdir(dir, { recursive: true });
+  await removeStaleParts(dir);
   const entries = await readLedger(dir);
   const checked = await checkItems(items, entries, jobs.limits);
   const ledger = await LedgerWriter.open(dir);
@@ -98,4 +99,12 @@ function checkOptions(concurrency: number | 'auto', maxConcurrency: number, maxA
   }
   if (!whole(maxConcurrency)) throw new AvatarVideoError(`maxConcurrency must be a whole number of at least 1, got ${maxConcurrency}.`);
   if (!whole(maxAttempts)) throw new AvatarVideoError(`maxAttempts must be a whole number of at least 1, got ${maxAttempts}.`);
+}
+
+/** Partial downloads (`.<key>.mp4.<hex>.part`) of an earlier run that was killed: never whole, never reused. */
+const STALE_PART = /^\..+\.mp4\.[0-9a-f]{12}\.part$/;
+
+async function removeStaleParts(dir: string): Promise<void> {
+  const names = await readdir(dir);
+  await Promise.all(names.filter((name) => STALE_PART.test(name)).map((name) => rm(join(dir, name), { force: true })));
 }

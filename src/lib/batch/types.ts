@@ -9,6 +9,7 @@ export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
   /**
    * Folder for the videos (`<key>.mp4`) and the batch ledger. Run the same batch again over the same
    * folder to resume: saved items are skipped, jobs already created are waited on, only the rest is created.
+   * Run one batch at a time per folder.
    */
   outputDir: string;
   /**
