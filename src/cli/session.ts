@@ -1,5 +1,6 @@
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
 import { painter } from './color.js';
+import { ExitCode } from './exit-codes.js';
 import type { Failure } from './failure.js';
 import { createProgress, type Progress } from './progress.js';
 import { type Problem, UsageError } from './usage-error.js';
@@ -19,6 +20,8 @@ export class Session {
   readonly signal: AbortSignal;
   json = false;
   baseUrl: string | undefined;
+  /** Exit code of a command that ran to its end without full success (a batch with failed items). */
+  exitCode: ExitCode = ExitCode.ok;
   readonly #stdout: NodeJS.WriteStream;
   readonly #stderr: NodeJS.WriteStream;
   readonly #paint: ReturnType<typeof painter>;

@@ -46,12 +46,11 @@ export async function checkItems(
     if (badKey) add('invalid_key', badKey);
     else {
       const other = seen.get(keyIdentity(named as string));
-      if (other !== undefined)
-        add(
-          'duplicate_key',
-          `key ${JSON.stringify(named)} is used twice (also by ${JSON.stringify(other)}; keys are compared ignoring case)`,
-        );
-      else seen.set(keyIdentity(named as string), named as string);
+      if (other === undefined) seen.set(keyIdentity(named as string), named as string);
+      else {
+        const alike = other === named ? '' : ` (as ${JSON.stringify(other)}: keys name files, and some file systems ignore case)`;
+        add('duplicate_key', `key ${JSON.stringify(named)} is used twice${alike}`);
+      }
     }
     const { key: _key, ...params } = item;
     const record = params as unknown as Record<string, unknown>;
