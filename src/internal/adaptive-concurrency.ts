@@ -68,6 +68,8 @@ export const BETA_FAILED = 0.85;
 export const CUBIC_C = 0.2;
 /** Growth in slow start per accepted create and per job that ends well. */
 const SLOW_START_STEP = 0.5;
+/** Growth in slow start per accepted create while no throttle of any kind has been seen: probe at once. */
+const FIRST_PROBE_STEP = 1;
 /** Weight of the newest job in the smoothed job duration. */
 const JOB_MS_WEIGHT = 0.2;
 
@@ -118,7 +120,9 @@ export function nextConcurrency(state: ConcurrencyState, event: ConcurrencyEvent
   }
   if (event.type === 'admitted') {
     const proven = Math.max(state.proven, event.running);
-    return { ...state, proven, limit: state.slowStart ? grow(state.limit, SLOW_START_STEP, proven, bounds) : state.limit };
+    if (!state.slowStart) return { ...state, proven };
+    const step = state.throttledAt === Number.NEGATIVE_INFINITY ? FIRST_PROBE_STEP : SLOW_START_STEP;
+    return { ...state, proven, limit: grow(state.limit, step, proven, bounds) };
   }
   const jobMs = smoothJobMs(state.jobMs, event);
   if (state.slowStart) return { ...state, jobMs, limit: grow(state.limit, SLOW_START_STEP, state.proven, bounds) };
@@ -163,10 +167,10 @@ const MAX_BACKOFF_MS = 60_000;
 
 /**
  * Milliseconds to wait before creating again a job that FAILED with a rate-limit code (`attempt` from 1):
- * half a job duration (about when the next running job frees its place), doubling per attempt, jittered
+ * a quarter of a job duration, doubling per attempt (the limiter's cut already slows every job), jittered
  * down by up to half so that items failed together do not return together.
  */
 export function rateLimitBackoff(attempt: number, jobMs: number | undefined, random: () => number = Math.random): number {
-  const base = Math.min(((jobMs ?? 2_000) / 2) * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
+  const base = Math.min(((jobMs ?? 2_000) / 4) * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
   return Math.round(base * (1 - 0.5 * random()));
 }

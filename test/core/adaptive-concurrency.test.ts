@@ -34,12 +34,18 @@ const failed = (at: number, startedAt = at - JOB): ConcurrencyEvent => ({ type: 
 const rampTo = (n: number, at = 0) => Array.from({ length: n }, (_, i) => admitted(at, i + 1));
 
 describe('adaptive concurrency policy', () => {
-  it('starts low and grows by a half per accepted create and per job that ends well', () => {
+  it('starts low and, until the first throttle, opens one more place per accepted create', () => {
     const start = initialConcurrency(2);
     expect(allowedConcurrency(start, 0)).toBe(2);
-    const state = run([admitted(0, 1), admitted(0, 2), completed(JOB), completed(JOB)]);
-    expect(state.limit).toBe(3);
-    expect(state.slowStart).toBe(true);
+    // Probing: each accepted create proves a level, and the limit stands one above it.
+    expect(run([admitted(0, 1), admitted(0, 2), admitted(0, 3)]).limit).toBe(4);
+  });
+
+  it('after a throttle in slow start, grows by a half per accepted create and per job that ends well', () => {
+    const dipped = run([...rampTo(4), failed(10)]);
+    expect(dipped.slowStart).toBe(true);
+    const state = [admitted(20, 5), completed(1_000)].reduce((s, e) => nextConcurrency(s, e, bounds), dipped);
+    expect(state.limit).toBeCloseTo(dipped.limit + 1);
   });
 
   it('never grows more than one above the most jobs the service accepted at once', () => {
@@ -50,14 +56,13 @@ describe('adaptive concurrency policy', () => {
 
   it('cuts to BETA on a refusal, ends slow start, and pauses for the Retry-After', () => {
     const before = run(rampTo(8));
-    // The first accepted create only proves the level the limit already allows; each later one adds a half.
-    expect(before.limit).toBe(5.5);
+    expect(before.limit).toBe(9);
     const after = nextConcurrency(before, refused(5_000, 4_990, 1_500), bounds);
-    expect(after.limit).toBeCloseTo(5.5 * BETA);
+    expect(after.limit).toBeCloseTo(9 * BETA);
     expect(after.slowStart).toBe(false);
-    expect(after.ceilingAtThrottle).toBe(5.5);
+    expect(after.ceilingAtThrottle).toBe(9);
     expect(allowedConcurrency(after, 6_499)).toBe(0);
-    expect(allowedConcurrency(after, 6_500)).toBe(3);
+    expect(allowedConcurrency(after, 6_500)).toBe(6);
   });
 
   it('counts one cut for a burst of refusals that started before it, but honours each pause', () => {
@@ -99,7 +104,8 @@ describe('adaptive concurrency policy', () => {
     let state = cut;
     const limits: number[] = [];
     for (let i = 1; i <= 40; i++) {
-      state = nextConcurrency(state, admitted(10_000 + i * 250, 12), bounds);
+      // A service with room for anything: every create at the current limit is accepted.
+      state = nextConcurrency(state, admitted(10_000 + i * 250, Math.floor(state.limit)), bounds);
       state = nextConcurrency(state, completed(10_000 + i * 250), bounds);
       limits.push(state.limit);
     }
@@ -137,10 +143,10 @@ describe('adaptive concurrency policy', () => {
     expect(state.limit).toBe(4);
   });
 
-  it('backs off a rate-limited job by half a job duration, doubling per attempt, jittered down', () => {
-    expect(rateLimitBackoff(1, 1_000, () => 0)).toBe(500);
-    expect(rateLimitBackoff(2, 1_000, () => 0)).toBe(1_000);
-    expect(rateLimitBackoff(3, 1_000, () => 1)).toBe(1_000);
+  it('backs off a rate-limited job by a quarter of a job duration, doubling per attempt, jittered down', () => {
+    expect(rateLimitBackoff(1, 1_000, () => 0)).toBe(250);
+    expect(rateLimitBackoff(2, 1_000, () => 0)).toBe(500);
+    expect(rateLimitBackoff(3, 1_000, () => 1)).toBe(500);
     expect(rateLimitBackoff(30, 1_000, () => 0)).toBe(60_000);
   });
 });
