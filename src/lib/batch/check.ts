@@ -37,53 +37,66 @@ export async function checkItems(
   const hasher = new InputHasher();
 
   await forEachLimited(items, CHECK_CONCURRENCY, async (item, index) => {
-    const key = (item as { key?: unknown } | null)?.key;
-    const named = typeof key === 'string' ? key : undefined;
-    const add = (code: string, message: string, field?: string) =>
-      problems.push({ index, key: named, code, message, ...(field ? { field } : {}) });
-    if (typeof item !== 'object' || item === null) return add('invalid_item', `item ${index} is not an object`);
-    const badKey = keyProblem(key);
-    if (badKey) add('invalid_key', badKey);
+    const named = typeof (item as { key?: unknown } | null)?.key === 'string' ? item.key : undefined;
+    const found: Problem[] = [];
+    if (typeof item !== 'object' || item === null) found.push({ code: 'invalid_item', message: `item ${index} is not an object` });
     else {
-      const other = seen.get(keyIdentity(named as string));
-      if (other === undefined) seen.set(keyIdentity(named as string), named as string);
-      else {
-        const alike = other === named ? '' : ` (as ${JSON.stringify(other)}: keys name files, and some file systems ignore case)`;
-        add('duplicate_key', `key ${JSON.stringify(named)} is used twice${alike}`);
+      found.push(...keyProblems(item.key, seen));
+      const { key: _key, ...params } = item;
+      const inputs = await inputProblems(params as VideoCreateParams, limits);
+      found.push(...inputs);
+      if (found.length === 0) {
+        const hash = await hasher.hashParams(params as VideoCreateParams);
+        const previous = ledger.get(item.key);
+        if (previous && previous.hash !== hash) {
+          found.push({
+            code: 'inputs_changed',
+            message: `inputs of ${JSON.stringify(item.key)} differ from those its earlier run in this folder used; give the item a new key, or use another outputDir`,
+          });
+        } else checked.push({ index, key: item.key, params: params as VideoCreateParams, hash });
       }
     }
-    const { key: _key, ...params } = item;
-    const record = params as unknown as Record<string, unknown>;
-    const streams = FILE_FIELDS.filter((field) => isOneShot(record[field]));
-    for (const field of streams) {
-      add(
-        'one_shot_input',
-        `${field} is a stream, which can be read only once; a batch may upload an item again: pass a path, a Buffer or a Blob`,
-        field,
-      );
-    }
-    if (streams.length > 0) return;
-    try {
-      await validateCreateParams(params as VideoCreateParams, limits);
-    } catch (error) {
-      if (!(error instanceof MediaValidationError)) return add('unreadable_input', (error as Error).message);
-      for (const issue of error.issues) add(issue.code, issue.message, issue.field);
-      return;
-    }
-    if (badKey) return;
-    const hash = await hasher.hashParams(params as VideoCreateParams);
-    const previous = ledger.get(named as string);
-    if (previous && previous.hash !== hash) {
-      return add(
-        'inputs_changed',
-        `inputs of ${JSON.stringify(named)} differ from those its earlier run in this folder used; give the item a new key, or use another outputDir`,
-      );
-    }
-    checked.push({ index, key: named as string, params: params as VideoCreateParams, hash });
+    for (const problem of found) problems.push({ index, key: named, ...problem });
   });
 
   if (problems.length > 0) throw new BatchInputError(problems.sort((a, b) => a.index - b.index));
   return checked.sort((a, b) => a.index - b.index);
+}
+
+type Problem = Omit<BatchProblem, 'index' | 'key'>;
+
+/** A key's problems: not a safe file name, or already used (ignoring case) by an earlier item. */
+function keyProblems(key: unknown, seen: Map<string, string>): Problem[] {
+  const bad = keyProblem(key);
+  if (bad) return [{ code: 'invalid_key', message: bad }];
+  const named = key as string;
+  const other = seen.get(keyIdentity(named));
+  if (other === undefined) {
+    seen.set(keyIdentity(named), named);
+    return [];
+  }
+  const alike = other === named ? '' : ` (as ${JSON.stringify(other)}: keys name files, and some file systems ignore case)`;
+  return [{ code: 'duplicate_key', message: `key ${JSON.stringify(named)} is used twice${alike}` }];
+}
+
+/** An item's input problems: one-shot streams (a batch may upload an item again), then local validation. */
+async function inputProblems(params: VideoCreateParams, limits: ValidateOptions): Promise<Problem[]> {
+  const record = params as unknown as Record<string, unknown>;
+  const streams = FILE_FIELDS.filter((field) => isOneShot(record[field]));
+  if (streams.length > 0) {
+    return streams.map((field) => ({
+      field,
+      code: 'one_shot_input',
+      message: `${field} is a stream, which can be read only once; a batch may upload an item again: pass a path, a Buffer or a Blob`,
+    }));
+  }
+  try {
+    await validateCreateParams(params, limits);
+    return [];
+  } catch (error) {
+    if (!(error instanceof MediaValidationError)) return [{ code: 'unreadable_input', message: (error as Error).message }];
+    return error.issues.map((issue) => ({ field: issue.field, code: issue.code, message: issue.message }));
+  }
 }
 
 function isOneShot(value: unknown): boolean {

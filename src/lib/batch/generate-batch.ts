@@ -1,10 +1,11 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
+import type { ConcurrencyLimiter } from '../../internal/concurrency-limiter.js';
 import type { ValidateOptions } from '../media/validate.js';
 import { checkItems } from './check.js';
 import { LedgerWriter, readLedger } from './ledger.js';
-import { estimateEta } from './progress.js';
+import { ProgressTally } from './progress.js';
 import { type BatchJobs, type ItemContext, runItem } from './run-item.js';
 import type { BatchItem, BatchItemResult, BatchSummary, GenerateBatchOptions } from './types.js';
 
@@ -26,70 +27,66 @@ export async function generateBatch(
   const checked = await checkItems(items, entries, jobs.limits);
   const ledger = await LedgerWriter.open(dir);
 
-  const results: BatchItemResult[] = new Array(checked.length);
-  const count = { done: 0, failed: 0, running: 0, finishedHere: 0 };
-  const started = performance.now();
-  const report = () =>
-    onProgress?.({
-      done: count.done,
-      failed: count.failed,
-      running: count.running,
-      total: checked.length,
-      etaSeconds: estimateEta(count.finishedHere, checked.length - count.done - count.failed, performance.now() - started),
-    });
-  const limiter = jobs.limiter;
+  const tally = new ProgressTally(checked.length, onProgress);
   const ctx: ItemContext = {
     jobs,
     ledger,
     outputDir: dir,
-    slot:
-      concurrency === 'auto'
-        ? (s) => limiter.acquire(s)
-        : async (s) => {
-            await limiter.paused(s);
-            return limiter.adopt();
-          },
+    slot: slotFor(jobs.limiter, concurrency),
     waitOptions: wait,
     maxAttempts,
     signal,
-    onRunning: (delta) => {
-      count.running += delta;
-      report();
-    },
+    onRunning: (delta) => tally.running(delta),
   };
+  tally.report();
+  const workers = Math.min(concurrency === 'auto' ? maxConcurrency : concurrency, checked.length);
+  let results: BatchItemResult[];
+  try {
+    results = await runPool(checked, workers, async (item) => {
+      const result = await runItem(item, entries.get(item.key), ctx);
+      tally.finished(result);
+      onItem?.(result);
+      tally.report();
+      return result;
+    });
+  } finally {
+    await ledger.close();
+  }
+  const counts = { complete: 0, failed: 0, skipped: 0 };
+  for (const result of results) counts[result.status] += 1;
+  return { completed: counts.complete, failed: counts.failed, skipped: counts.skipped, results };
+}
 
+/** Where a new job gets its place: the client's adaptive limit, or (fixed) the batch's own workers, after any Retry-After. */
+function slotFor(limiter: ConcurrencyLimiter, concurrency: number | 'auto'): ItemContext['slot'] {
+  if (concurrency === 'auto') return (signal) => limiter.acquire(signal);
+  return async (signal) => {
+    await limiter.paused(signal);
+    return limiter.adopt();
+  };
+}
+
+/**
+ * Run `task` over `items`, `workers` at a time; results in input order. After a failure (an abort, a ledger that
+ * cannot be written) no new item starts, but those running finish, then the failure is thrown.
+ */
+async function runPool<T, R>(items: T[], workers: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
   let next = 0;
   let stop: { error: unknown } | undefined;
   const worker = async () => {
-    while (stop === undefined && next < checked.length) {
+    while (stop === undefined && next < items.length) {
       const position = next++;
       try {
-        const result = await runItem(checked[position]!, entries.get(checked[position]!.key), ctx);
-        results[position] = result;
-        if (result.status === 'failed') count.failed += 1;
-        else count.done += 1;
-        if (result.status !== 'skipped') count.finishedHere += 1;
-        onItem?.(result);
-        report();
+        results[position] = await task(items[position] as T);
       } catch (error) {
-        // An abort, or the ledger could not be written: start nothing more; running items end on their own.
         stop ??= { error };
       }
     }
   };
-  report();
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency === 'auto' ? maxConcurrency : concurrency, checked.length) }, worker));
-  } finally {
-    await ledger.close();
-  }
+  await Promise.all(Array.from({ length: workers }, worker));
   if (stop) throw stop.error;
-  return {
-    completed: results.filter((r) => r.status === 'complete').length,
-    failed: count.failed,
-    skipped: results.filter((r) => r.status === 'skipped').length,
-    results,
-  };
+  return results;
 }
 
 function checkOptions(concurrency: number | 'auto', maxConcurrency: number, maxAttempts: number): void {
