@@ -56,6 +56,7 @@ describe('generateBatch under a service limit', () => {
     const running: number[] = [];
     const summary = await client.videos.generateBatch(items(40), {
       outputDir: join(dir, 'out'),
+      // With the default 3, one item in a thousand fails three draws of 10% in a row; this test is about the limit.
       maxAttempts: 6,
       ...fast,
       onProgress: (p) => running.push(p.running),
