@@ -173,54 +173,48 @@ export async function generateLong(
       if (signal?.aborted) throw new APIUserAbortError('Generation was aborted.', { cause: signal.reason });
       // The client's limiter counts the segment's job from create to end; a job already made just joins the count.
       const permit = segment.jobId === null ? await limiter.acquire(signal) : limiter.adopt();
-      let released = false;
-      const release = (error?: unknown) => {
-        if (!released) permit.release(error === undefined ? 'completed' : jobOutcome(error));
-        released = true;
-      };
-      if (segment.jobId === null) {
-        const created = await videos
-          .create(
+      try {
+        if (segment.jobId === null) {
+          const created = await videos.create(
             { audio_reference: join(workDir, segment.audio), [visualField]: visualPath, ...(params.model ? { model: params.model } : {}) },
             { signal },
-          )
-          .catch((error: unknown) => {
-            release(error);
-            throw error;
+          );
+          segment.jobId = created.id;
+          segment.status = 'created';
+          await writer.save();
+        }
+        const jobId = segment.jobId;
+        try {
+          const video = await videos.waitForCompletion(jobId, {
+            ...waitOptions,
+            onProgress: (v) => {
+              live.set(segment.index, (v.progress ?? 0) * 0.9);
+              report('segments', live);
+            },
           });
-        segment.jobId = created.id;
-        segment.status = 'created';
-        await writer.save();
-      }
-      const jobId = segment.jobId;
-      try {
-        const video = await videos.waitForCompletion(jobId, {
-          ...waitOptions,
-          onProgress: (v) => {
-            live.set(segment.index, (v.progress ?? 0) * 0.9);
-            report('segments', live);
-          },
-        });
-        release();
-        const file = join(workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
-        await mkdir(dirname(file), { recursive: true });
-        const saved = await videos.download(video, file, { signal });
-        Object.assign(segment, { status: 'downloaded', video: relative(workDir, file), bytes: saved.bytes });
-        await writer.save();
-        live.delete(segment.index);
-        report('segments', live);
-        return video;
-      } catch (error) {
-        release(error);
-        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) throw error;
-        const failure =
-          error instanceof VideoFailedError
-            ? { code: error.code ?? 'FAILED', message: error.message }
-            : { code: 'CANCELLED', message: 'the job was cancelled' };
-        Object.assign(segment, { jobId: null, status: 'failed', attempts: segment.attempts + 1, error: { jobId, ...failure } });
-        live.delete(segment.index);
-        await writer.save();
-        if (segment.attempts >= maxSegmentAttempts) throw new SegmentFailedError(segment, workDir, error);
+          permit.release('completed');
+          const file = join(workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
+          await mkdir(dirname(file), { recursive: true });
+          const saved = await videos.download(video, file, { signal });
+          Object.assign(segment, { status: 'downloaded', video: relative(workDir, file), bytes: saved.bytes });
+          await writer.save();
+          live.delete(segment.index);
+          report('segments', live);
+          return video;
+        } catch (error) {
+          permit.release(jobOutcome(error));
+          if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) throw error;
+          const failure =
+            error instanceof VideoFailedError
+              ? { code: error.code ?? 'FAILED', message: error.message }
+              : { code: 'CANCELLED', message: 'the job was cancelled' };
+          Object.assign(segment, { jobId: null, status: 'failed', attempts: segment.attempts + 1, error: { jobId, ...failure } });
+          live.delete(segment.index);
+          await writer.save();
+          if (segment.attempts >= maxSegmentAttempts) throw new SegmentFailedError(segment, workDir, error);
+        }
+      } finally {
+        permit.release('unknown'); // does nothing once released with what the job taught
       }
     }
   };
