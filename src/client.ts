@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import pRetry from 'p-retry';
 import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { APIUserAbortError, AvatarVideoError, ResponseValidationError } from './errors.js';
+import { APIUserAbortError, AvatarVideoError, RateLimitError, ResponseValidationError } from './errors.js';
 import { ConcurrencyLimiter } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isSensitiveHeader } from './internal/redact.js';
@@ -251,6 +251,8 @@ export class AvatarVideo {
         if (!shouldRetry(kind, describeFailure(error))) return false;
         const hint = (error as { headers?: Record<string, string> }).headers?.['retry-after'];
         const delay = retryDelay(retriesConsumed + 1, parseRetryAfter(hint), { maxRetryDelay });
+        // A refused create teaches the client's job limit even when it is retried here (the last one, videos.create).
+        if (kind === 'create' && error instanceof RateLimitError) this.limiter.throttled(error.retryAfter, this.limiter.now());
         if (delay === undefined) return false;
         this.logger.info(`retrying in ${delay} ms after ${error.message}`);
         await sleep(delay, options.signal);

@@ -260,3 +260,16 @@ it('the ledger records each state change as one JSON line', async () => {
   expect(lines[1].jobId).toBe(lines[2].jobId);
   expect(lines[0].hash).toMatch(/^[0-9a-f]{64}$/);
 });
+
+it('plain generate calls on one client share its limit: six at once against a service limit of 2 send few creates it refuses', async () => {
+  await start({ concurrencyLimit: 2, processingMs: 200 });
+  const made = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      client.videos.generate({ audio_reference: audio, image_reference: IMAGE }, { output: join(dir, `plain-${i}.mp4`), ...fast }),
+    ),
+  );
+  expect(made.map((m) => m.video.status)).toEqual(Array(6).fill('COMPLETE'));
+  expect(mock.creates).toBe(6);
+  // Without the shared limit, four of the six first creates would be refused at once, and retried blindly.
+  expect(mock.throttledCreates).toBeLessThanOrEqual(2);
+});
