@@ -17,8 +17,8 @@
  *   flat near it, then faster again beyond it (probing for more room). Time on the curve is counted in
  *   job durations (a smoothed create-to-end time), so the same policy suits jobs of 300 ms on a mock
  *   and of two minutes on the service.
- * - Throttles of jobs that started before the last cut are ignored for cutting: they report the
- *   congestion the cut already answers, and counting them would collapse the limit to its floor.
+ * - Throttles that the last cut already answers are ignored for cutting (a request that began before it, or
+ *   one made while more jobs run than the cut limit allows): counting them would collapse the limit.
  * - Growth stops one above the most jobs the service has been seen to accept at once, so the limit probes
  *   one job at a time rather than in bursts that would all be refused.
  * - A `Retry-After` pauses every new job until it has passed.
@@ -58,7 +58,15 @@ export type ConcurrencyEvent =
   /** A job ended (COMPLETE, or FAILED for a reason other than rate limiting): the service had room for it. */
   | { type: 'completed'; at: number; startedAt: number }
   /** The service refused a create (429: `refused`) or a job FAILED with a rate-limit code (`failed`). */
-  | { type: 'throttled'; cause: 'refused' | 'failed'; at: number; startedAt: number; retryAfterMs?: number | undefined };
+  | {
+      type: 'throttled';
+      cause: 'refused' | 'failed';
+      at: number;
+      startedAt: number;
+      /** Jobs holding a place when it happened, this one included. */
+      running: number;
+      retryAfterMs?: number | undefined;
+    };
 
 /** Share of the limit kept after a refused create (CUBIC's beta). */
 export const BETA = 0.7;
@@ -104,7 +112,9 @@ export function nextConcurrency(state: ConcurrencyState, event: ConcurrencyEvent
     const pausedUntil = Math.max(state.pausedUntil, event.at + (event.retryAfterMs ?? 0));
     // A job that failed still ran for a job's time; a refused create did not run at all.
     const jobMs = event.cause === 'failed' ? smoothJobMs(state.jobMs, event) : state.jobMs;
-    if (event.startedAt < state.throttledAt) return { ...state, pausedUntil, jobMs };
+    // Already answered: the request began before the last cut, or more jobs run than the cut limit allows
+    // (they were let in under the old limit, and this throttle is their overshoot).
+    if (event.startedAt < state.throttledAt || event.running > state.limit) return { ...state, pausedUntil, jobMs };
     const refused = event.cause === 'refused';
     const limit = clamp(state.limit * (refused ? BETA : BETA_FAILED), bounds);
     return {

@@ -114,7 +114,7 @@ export class ConcurrencyLimiter {
 
   /** The service refused a create (a 429); `startedAt` is when that request began, on {@link now}'s clock. */
   throttled(retryAfterMs: number | undefined, startedAt = this.#now()): void {
-    this.#apply({ type: 'throttled', cause: 'refused', at: this.#now(), startedAt, retryAfterMs });
+    this.#apply({ type: 'throttled', cause: 'refused', at: this.#now(), startedAt, running: this.#inFlight, retryAfterMs });
   }
 
   #permit(): Permit {
@@ -126,9 +126,11 @@ export class ConcurrencyLimiter {
       release: (outcome, retryAfterMs) => {
         if (released) return;
         released = true;
+        const running = this.#inFlight;
         this.#inFlight -= 1;
         if (outcome === 'completed') this.#apply({ type: 'completed', at: this.#now(), startedAt });
-        else if (outcome === 'throttled') this.#apply({ type: 'throttled', cause: 'failed', at: this.#now(), startedAt, retryAfterMs });
+        else if (outcome === 'throttled')
+          this.#apply({ type: 'throttled', cause: 'failed', at: this.#now(), startedAt, running, retryAfterMs });
         else this.#pump();
       },
     };

@@ -21,14 +21,15 @@ const run = (events: ConcurrencyEvent[], initial = 2): ConcurrencyState =>
 
 const admitted = (at: number, running: number): ConcurrencyEvent => ({ type: 'admitted', at, running });
 const completed = (at: number, startedAt = at - JOB): ConcurrencyEvent => ({ type: 'completed', at, startedAt });
-const refused = (at: number, startedAt = at, retryAfterMs?: number): ConcurrencyEvent => ({
+const refused = (at: number, startedAt = at, retryAfterMs?: number, running = 1): ConcurrencyEvent => ({
   type: 'throttled',
   cause: 'refused',
   at,
   startedAt,
+  running,
   retryAfterMs,
 });
-const failed = (at: number, startedAt = at - JOB): ConcurrencyEvent => ({ type: 'throttled', cause: 'failed', at, startedAt });
+const failed = (at: number, startedAt = at - JOB): ConcurrencyEvent => ({ type: 'throttled', cause: 'failed', at, startedAt, running: 1 });
 
 /** A service that accepts `n` jobs: admitted creates at levels 1..n, each growing the limit in slow start. */
 const rampTo = (n: number, at = 0) => Array.from({ length: n }, (_, i) => admitted(at, i + 1));
@@ -74,6 +75,16 @@ describe('adaptive concurrency policy', () => {
     // A refusal of a request sent after the cut is news: it cuts again.
     const thrice = nextConcurrency(twice, refused(5_100, 5_050), bounds);
     expect(thrice.limit).toBeCloseTo(once.limit * BETA);
+  });
+
+  it('does not cut again for a refusal made while more jobs run than the cut limit allows (the old limit let them in)', () => {
+    const once = nextConcurrency(run(rampTo(8)), refused(5_000), bounds);
+    // Sent after the cut, but by one of the 9 jobs the old limit allowed: the cut to 6.3 already answers it.
+    const overshoot = nextConcurrency(once, refused(5_020, 5_010, 100, 8), bounds);
+    expect(overshoot.limit).toBe(once.limit);
+    expect(overshoot.pausedUntil).toBe(5_120);
+    const news = nextConcurrency(once, refused(5_020, 5_010, undefined, 6), bounds);
+    expect(news.limit).toBeLessThan(once.limit);
   });
 
   it('recovers along the cubic curve: concave back to the ceiling, then convex beyond it', () => {
