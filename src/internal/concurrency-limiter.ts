@@ -45,6 +45,8 @@ export class ConcurrencyLimiter {
   readonly #bounds: ConcurrencyBounds;
   readonly #now: () => number;
   #inFlight = 0;
+  /** Permits whose create the service accepted: jobs known to run (the others are still being created). */
+  #accepted = 0;
   readonly #waiters: Waiter[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -107,9 +109,10 @@ export class ConcurrencyLimiter {
     }
   }
 
-  /** The service accepted a create. */
+  /** The service accepted a create: counts as proof that the jobs known to run fit. */
   admitted(): void {
-    this.#apply({ type: 'admitted', at: this.#now(), running: this.#inFlight });
+    this.#accepted = Math.min(this.#accepted + 1, this.#inFlight);
+    this.#apply({ type: 'admitted', at: this.#now(), running: this.#accepted });
   }
 
   /** The service refused a create (a 429); `startedAt` is when that request began, on {@link now}'s clock. */
@@ -128,6 +131,8 @@ export class ConcurrencyLimiter {
         released = true;
         const running = this.#inFlight;
         this.#inFlight -= 1;
+        // A job that ended was accepted; one released otherwise may not have been.
+        this.#accepted = outcome === 'unknown' ? Math.min(this.#accepted, this.#inFlight) : Math.max(0, this.#accepted - 1);
         if (outcome === 'completed') this.#apply({ type: 'completed', at: this.#now(), startedAt });
         else if (outcome === 'throttled')
           this.#apply({ type: 'throttled', cause: 'failed', at: this.#now(), startedAt, running, retryAfterMs });

@@ -43,7 +43,8 @@ export async function createVideo(request: Request, state: MockState): Promise<R
     const wait = state.admit();
     if (wait !== undefined) {
       reject('rate_limit_exceeded', `${state.options.concurrencyLimit} jobs are already processing; try again later.`, {
-        'retry-after': (Math.max(wait, 10) / 1000).toFixed(2),
+        // Rounded up to the next 10 ms: a client that waits exactly this long finds the place free.
+        'retry-after': (Math.ceil(Math.max(wait, 1) / 10) / 100).toFixed(2),
       });
     }
     const video = state.createVideo(

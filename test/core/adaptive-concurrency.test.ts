@@ -219,6 +219,22 @@ describe('ConcurrencyLimiter', () => {
     expect(limiter.inFlight).toBe(0);
   });
 
+  it('probes past the jobs the service accepted, not past the permits still waiting for their create', async () => {
+    const limiter = new ConcurrencyLimiter({ initial: 2, now: () => 0 });
+    await limiter.acquire();
+    await limiter.acquire();
+    let third = false;
+    void limiter.acquire().then(() => {
+      third = true;
+    });
+    limiter.admitted(); // one of the two creates answered: only one job is known to run
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third).toBe(false);
+    limiter.admitted(); // both run: one more may be tried
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third).toBe(true);
+  });
+
   it('adopts a running job at once, even above the limit', () => {
     const limiter = new ConcurrencyLimiter({ initial: 1 });
     limiter.adopt();
