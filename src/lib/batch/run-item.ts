@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { APIError, APIUserAbortError, RateLimitError } from '../../errors.js';
+import { APIConnectionError, APIError, APIUserAbortError, RateLimitError } from '../../errors.js';
 import { rateLimitBackoff } from '../../internal/adaptive-concurrency.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
 import { retryDelay, shouldRetry } from '../../internal/retry.js';
@@ -116,7 +116,11 @@ export function describeItemError(error: unknown, jobId: string | undefined, att
     return { code: error.code ?? 'failed', message: `${message}${tries}` };
   }
   if (error instanceof VideoCancelledError) return { code: 'cancelled', message };
-  const resume = jobId ? ` Job ${jobId} was created and paid for: run the batch again over the same folder to resume it.` : '';
+  const resume = jobId
+    ? ` Job ${jobId} was created and paid for: run the batch again over the same folder to resume it.`
+    : error instanceof APIConnectionError
+      ? ' The create may have reached the service before the connection failed: a rerun creates the item again.'
+      : '';
   if (error instanceof WaitTimeoutError) return { code: 'wait_timeout', message: `${message}${resume}` };
   if (error instanceof APIError) return { code: error.code ?? `http_${error.status}`, message: `${message}${resume}` };
   return { code: error instanceof Error ? error.name : 'error', message: `${message}${resume}` };
