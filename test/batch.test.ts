@@ -216,6 +216,15 @@ describe('generateBatch failures', () => {
     expect(peak).toBe(3);
   });
 
+  it('with a fixed concurrency above the service limit, refused creates wait out the Retry-After and are made again', async () => {
+    await start({ concurrencyLimit: 2, processingMs: 200 });
+    const summary = await client.videos.generateBatch(items(6), { outputDir: join(dir, 'out'), concurrency: 4, ...fast });
+    expect(summary).toMatchObject({ completed: 6, failed: 0 });
+    expect(mock.throttledCreates).toBeGreaterThan(0);
+    expect(mock.creates).toBe(6);
+    expect(completeJobs()).toHaveLength(6);
+  });
+
   it('reports done, failed, running and an ETA as items finish', async () => {
     await start();
     mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'No face.' } });
