@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { AvatarVideoError } from './errors.js';
+import { ConcurrencyLimiter } from './internal/concurrency-limiter.js';
 import { Transport } from './internal/http-client.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import type { RequestOptions } from './internal/request-options.js';
@@ -85,6 +86,8 @@ export class AvatarVideo {
   readonly logger: Logger;
   // A private field stays out of util.inspect, JSON.stringify, Object.keys and the published types.
   readonly #transport: Transport;
+  /** Jobs running at once through this client: one adaptive limit shared by every helper. */
+  readonly #limiter = new ConcurrencyLimiter();
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? env('AVATAR_VIDEO_API_KEY');
@@ -115,8 +118,10 @@ export class AvatarVideo {
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       maxRetryDelay: this.maxRetryDelay,
+      // A refused create teaches the client's job limit even when the transport retries it.
+      onCreateThrottled: (retryAfter) => this.#limiter.throttled(retryAfter, this.#limiter.now()),
     });
-    this.videos = new Videos(this.#transport, this.limits);
+    this.videos = new Videos(this.#transport, this.limits, this.#limiter);
   }
 
   /** A safe summary for logs and JSON: never the key. */

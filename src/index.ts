@@ -5,6 +5,15 @@ export default AvatarVideo;
 export type { ClientOptions, MediaLimits, RequestOptions } from './client.js';
 export * from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
+export { BatchInputError, type BatchProblem } from './lib/batch/errors.js';
+export type {
+  BatchItem,
+  BatchItemError,
+  BatchItemResult,
+  BatchProgress,
+  BatchSummary,
+  GenerateBatchOptions,
+} from './lib/batch/types.js';
 export type { DownloadOptions, DownloadProgress, DownloadResult } from './lib/download.js';
 export { VideoCancelledError, VideoFailedError, VideoNotReadyError, WaitTimeoutError } from './lib/errors.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';

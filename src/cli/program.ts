@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../index.js';
 import { painter } from './color.js';
+import { registerBatch } from './commands/batch.js';
 import { registerCreate } from './commands/create.js';
 import { registerDownload } from './commands/download.js';
 import { registerGenerate } from './commands/generate.js';
@@ -40,6 +41,7 @@ export function buildProgram(session: Session): Command {
   // Subcommands made with .command() inherit exitOverride, the output settings and the help settings above.
   for (const register of [
     registerGenerate,
+    registerBatch,
     registerValidate,
     registerCreate,
     registerGet,

@@ -12,7 +12,7 @@ export async function run(argv: string[]): Promise<ExitCode> {
   const session = new Session(interrupt.signal, process.stdout, process.stderr);
   try {
     await buildProgram(session).parseAsync(argv);
-    return ExitCode.ok;
+    return session.exitCode;
   } catch (error) {
     // Commander has already printed its message (or the help / version asked for).
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;

@@ -1,6 +1,7 @@
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
 import { baseUrlProblem } from './base-url.js';
 import { painter } from './color.js';
+import { ExitCode } from './exit-codes.js';
 import type { Failure } from './failure.js';
 import { createProgress, type Progress } from './progress.js';
 import type { ResumeContext, TrackedJob } from './resume.js';
@@ -32,6 +33,8 @@ export class Session {
   uploadSent = false;
   /** Whether the command was given --force (the suggested download keeps it). */
   force = false;
+  /** Exit code of a command that ran to its end without full success (a batch with failed items). */
+  exitCode: ExitCode = ExitCode.ok;
   readonly #stdout: NodeJS.WriteStream;
   readonly #stderr: NodeJS.WriteStream;
   readonly #paint: ReturnType<typeof painter>;

@@ -1,7 +1,7 @@
 import pRetry from 'p-retry';
 import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { APIUserAbortError, AvatarVideoError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
+import { APIUserAbortError, AvatarVideoError, RateLimitError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues } from '../schemas.js';
 import type { Logger } from './logger.js';
 import { isSensitiveHeader, scrub, scrubValue } from './redact.js';
@@ -35,6 +35,8 @@ export interface TransportOptions {
   timeout: number;
   maxRetries: number;
   maxRetryDelay: number;
+  /** Told of every 429 answer to a create, retried or not (the client's job limit learns from it). */
+  onCreateThrottled?: ((retryAfterMs: number | undefined) => void) | undefined;
 }
 
 /** Per-call settings of a streamed GET. */
@@ -61,6 +63,7 @@ export class Transport {
   readonly #headers: Readonly<Record<string, string>>;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  readonly #onCreateThrottled: TransportOptions['onCreateThrottled'];
   /** Whether debug lines are written: their strings are not even built otherwise. */
   readonly #debug: boolean;
 
@@ -75,6 +78,7 @@ export class Transport {
     this.#apiKey = options.apiKey;
     this.#headers = Object.freeze({ ...safeHeaders(options.headers), 'x-api-key': options.apiKey });
     this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#onCreateThrottled = options.onCreateThrottled;
     // One keep-alive pool per client; downloads from one file host reuse its connections.
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   }
@@ -119,6 +123,7 @@ export class Transport {
       minTimeout: 0,
       maxTimeout: 0,
       shouldRetry: async ({ error, retriesConsumed }) => {
+        if (kind === 'create' && error instanceof RateLimitError) this.#onCreateThrottled?.(error.retryAfter);
         if (!shouldRetry(kind, describeFailure(error))) return false;
         const hint = (error as { headers?: Record<string, string> }).headers?.['retry-after'];
         const delay = retryDelay(retriesConsumed + 1, parseRetryAfter(hint), { maxRetryDelay });

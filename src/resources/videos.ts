@@ -1,9 +1,14 @@
 import { PassThrough, type Readable } from 'node:stream';
+import { RateLimitError } from '../errors.js';
+import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import type { Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { header } from '../internal/transport.js';
+import { generateBatch } from '../lib/batch/generate-batch.js';
+import { withJobPermit } from '../lib/batch/permit.js';
+import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
@@ -36,11 +41,13 @@ export type ContentURLOptions = RequestOptions;
 export class Videos {
   readonly #transport: Transport;
   readonly #limits: { maxAudioSeconds: number };
+  readonly #limiter: ConcurrencyLimiter;
 
   /** @internal Built by the client, which owns the transport. */
-  constructor(transport: Transport, limits: { maxAudioSeconds: number }) {
+  constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
     this.#transport = transport;
     this.#limits = limits;
+    this.#limiter = limiter;
   }
 
   /**
@@ -56,6 +63,7 @@ export class Videos {
   async #createJob(params: VideoCreateParams, options: CreateOptions): Promise<SeenVideo> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
+    const startedAt = this.#limiter.now();
     let hint: number | undefined;
     try {
       const video = await this.#transport.request(
@@ -71,7 +79,12 @@ export class Videos {
         VideoSchema,
         options,
       );
+      this.#limiter.admitted();
       return { video, hint };
+    } catch (error) {
+      // The service said "too many": every job of this client slows down, not just this one.
+      if (error instanceof RateLimitError) this.#limiter.throttled(error.retryAfter, startedAt);
+      throw error;
     } finally {
       await prepared.dispose();
     }
@@ -154,8 +167,11 @@ export class Videos {
    */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
     const { create, wait } = splitCreateAndWait(options);
-    const created = await this.#createJob(params, create);
-    return waitForVideo(this.#transport, created.video.id, wait, created);
+    // A permit of the client's limiter covers the job's life, create to end.
+    return withJobPermit(this.#limiter, options.signal, async () => {
+      const created = await this.#createJob(params, create);
+      return waitForVideo(this.#transport, created.video.id, wait, created);
+    });
   }
 
   /**
@@ -195,7 +211,25 @@ export class Videos {
    * without paying twice. Audio of 60 s or less is one ordinary `generate`.
    */
   generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
-    return generateLong(this, params, options);
+    return generateLong(this, params, options, this.#limiter);
+  }
+
+  /**
+   * Make many videos, one per item, each saved as `<outputDir>/<key>.mp4`. Every item is checked before
+   * any job is created (all problems reported at once, as `BatchInputError`). Jobs run as many at once as
+   * the service takes (`concurrency: 'auto'`); a job FAILED for a rate limit is created again. A ledger in
+   * `outputDir` makes the call resumable: after a crash or an abort, run it again over the same folder and
+   * no job is paid for twice. Items that fail are reported in the summary; they do not stop the batch.
+   */
+  generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
+    const jobs = {
+      create: (params: VideoCreateParams, o: CreateOptions) => this.create(params, o),
+      waitForCompletion: (id: string, o: WaitOptions) => this.waitForCompletion(id, o),
+      download: (video: Video, path: string, o: DownloadOptions) => this.download(video, path, o),
+      limiter: this.#limiter,
+      limits: this.#limits,
+    };
+    return generateBatch(jobs, items, options);
   }
 }
 

@@ -39,6 +39,14 @@ export async function createVideo(request: Request, state: MockState): Promise<R
       visualPart === 'image_reference'
         ? readImageSize(visualBytes, visual.name)
         : await checkDuration(visualBytes, visualPart, visual.name);
+    // Checked once the form is read, right before the job starts: no await between, so no create slips past.
+    const wait = state.admit();
+    if (wait !== undefined) {
+      reject('rate_limit_exceeded', `${state.options.concurrencyLimit} jobs are already processing; try again later.`, {
+        // Rounded up to the next 10 ms: a client that waits exactly this long finds the place free.
+        'retry-after': (Math.ceil(Math.max(wait, 1) / 10) / 100).toFixed(2),
+      });
+    }
     const video = state.createVideo(
       {
         model,

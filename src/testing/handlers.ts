@@ -15,9 +15,11 @@
  *   reference sent as text (400 expected_file), format by magic bytes (400 unsupported_format),
  *   duration via the SDK's probeMedia (400 unreadable_media, 422 duration_out_of_range: audio 1..60 s,
  *   video 10..60 s, inclusive). aspect_ratio is 9:16 when the reference is taller than wide, else 16:9.
+ *   Last, with concurrencyLimit jobs PROCESSING: 429 rate_limit_exceeded, Retry-After = seconds until the first ends.
  * - Job state comes from the mock clock: PROCESSING with progress floor(elapsed / processingMs * 100)
  *   capped at 99 (bent by progressNoise, see progress.ts), then the enqueued outcome (default COMPLETE:
- *   progress 100, completed_at set). A PROCESSING video (GET /v1/videos/:id and the create answer)
+ *   progress 100, completed_at set; with rateLimitFailureRate, that share of jobs FAILED with
+ *   rate_limit_exceeded, drawn from `seed`). A PROCESSING video (GET /v1/videos/:id and the create answer)
  *   carries `x-poll-after: <pollAfterMs / 1000>` unless pollAfterMs is null.
  *   FAILED and CANCELLED keep the progress they reached and completed_at null.
  * - GET /v1/videos lists newest first: `limit` 1..100 (default 20), `after` = an id from a previous

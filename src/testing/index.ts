@@ -66,6 +66,8 @@ export interface MockServer {
   readonly requests: RecordedRequest[];
   /** Successful creates so far. */
   readonly creates: number;
+  /** Creates refused with 429 by `concurrencyLimit` so far. */
+  readonly throttledCreates: number;
   /** The state and handlers behind this server, for advanced use. */
   readonly state: MockState;
   readonly handlers: HttpHandler[];
@@ -101,6 +103,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     requests: state.requests,
     get creates() {
       return state.creates;
+    },
+    get throttledCreates() {
+      return state.throttledCreates;
     },
     state,
     handlers,

@@ -28,7 +28,10 @@ export const MOCK_ERROR_CODES = {
   credentials_forwarded: { status: 400, when: 'A CDN request carried x-api-key: the client leaked the key across origins.' },
   invalid_signature: { status: 403, when: 'A CDN URL without the sig query the content redirect issued.' },
   range_not_satisfiable: { status: 416, when: 'A Range starting past the end of the file.' },
-  rate_limit_exceeded: { status: 429, when: 'Default body of failNext({ status: 429 }).' },
+  rate_limit_exceeded: {
+    status: 429,
+    when: 'Default body of failNext({ status: 429 }); a create while concurrencyLimit jobs are PROCESSING (with Retry-After); also the error.code of a job FAILED by rateLimitFailureRate.',
+  },
   internal_error: { status: 500, when: 'A handler threw, or default body of failNext({ status: 500 }).' },
   service_unavailable: { status: 503, when: 'Default body of failNext({ status: 503 }).' },
 } as const satisfies Record<string, { status: number; when: string }>;

@@ -78,6 +78,15 @@ export interface MockStateOptions {
   redirectStatus?: 301 | 302 | 303 | 307 | 308;
   /** Content first redirects to another path on the API origin, then to the CDN. Default false. */
   sameOriginHop?: boolean;
+  /**
+   * Jobs that may be PROCESSING at once: a create beyond it answers 429 rate_limit_exceeded with a
+   * `Retry-After` (fractional seconds) until the first running job ends. Default Infinity (no limit).
+   */
+  concurrencyLimit?: number;
+  /** Share (0 to 1) of jobs that end FAILED with the code rate_limit_exceeded instead of COMPLETE. Default 0. */
+  rateLimitFailureRate?: number;
+  /** Seed of the draws behind rateLimitFailureRate, for a repeatable run. Default: a random seed. */
+  seed?: number;
 }
 
 interface Job {
@@ -103,12 +112,17 @@ export class MockState {
   readonly options: Required<MockStateOptions>;
   readonly requests: RecordedRequest[] = [];
   creates = 0;
+  /** Creates refused with 429 because `concurrencyLimit` jobs were PROCESSING. */
+  throttledCreates = 0;
   private readonly jobs = new Map<string, Job>(); // insertion order is creation order
   private readonly outcomes: MockOutcome[] = [];
   private readonly failures: Array<FailureMatch & FailureReply & { times: number }> = [];
   private readonly signatures = new Map<string, string>(); // sig -> video id
   private readonly startMs = Date.now();
   private offsetMs = 0;
+  /** End times of jobs that may still be PROCESSING, soonest first, for `concurrencyLimit`. */
+  private readonly runningUntil: number[] = [];
+  private readonly random: () => number;
 
   constructor(options: MockStateOptions = {}) {
     this.options = {
@@ -120,7 +134,23 @@ export class MockState {
       clock: options.clock ?? 'real',
       redirectStatus: options.redirectStatus ?? 302,
       sameOriginHop: options.sameOriginHop ?? false,
+      concurrencyLimit: options.concurrencyLimit ?? Number.POSITIVE_INFINITY,
+      rateLimitFailureRate: options.rateLimitFailureRate ?? 0,
+      seed: options.seed ?? randomBytes(4).readUInt32LE(0),
     };
+    this.random = seededRandom(this.options.seed);
+  }
+
+  /**
+   * Whether a create may start a job now: undefined if so, else the milliseconds until a running job
+   * ends (the 429's Retry-After). Call it right before createVideo, with no await in between.
+   */
+  admit(): number | undefined {
+    const now = this.now();
+    while (this.runningUntil.length > 0 && (this.runningUntil[0] as number) <= now) this.runningUntil.shift();
+    if (this.runningUntil.length < this.options.concurrencyLimit) return undefined;
+    this.throttledCreates += 1;
+    return (this.runningUntil[0] as number) - now;
   }
 
   /** Milliseconds on the mock clock. */
@@ -174,8 +204,9 @@ export class MockState {
     const index = this.creates;
     const { processingMs } = this.options;
     const ms = typeof processingMs === 'function' ? processingMs(index) : processingMs;
-    const outcome = this.outcomes.shift() ?? { status: 'COMPLETE' };
+    const outcome = this.outcomes.shift() ?? this.drawOutcome();
     this.jobs.set(id, { video, createdMs, index, processingMs: ms, outcome, patch: {}, audioSeconds });
+    this.markRunningUntil(createdMs + ms);
     this.creates += 1;
     return this.view(id) as MockVideo;
   }
@@ -192,6 +223,19 @@ export class MockState {
     this.outcomes.splice(0);
     this.failures.splice(0);
     this.signatures.clear();
+    this.runningUntil.splice(0);
+    this.throttledCreates = 0;
+  }
+
+  /** Jobs end at different times when processingMs varies per job: keep the end times sorted, soonest first. */
+  private markRunningUntil(endMs: number): void {
+    const at = this.runningUntil.findIndex((end) => end > endMs);
+    this.runningUntil.splice(at === -1 ? this.runningUntil.length : at, 0, endMs);
+  }
+
+  private drawOutcome(): MockOutcome {
+    if (this.options.rateLimitFailureRate <= 0 || this.random() >= this.options.rateLimitFailureRate) return { status: 'COMPLETE' };
+    return { status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'Too many jobs at once; create this job again later.' } };
   }
 
   /** The video as of now on the mock clock, or undefined for an unknown id. */
@@ -251,4 +295,16 @@ export class MockState {
     else live = { status: 'CANCELLED', progress: running };
     return { ...job.video, ...live, ...job.patch };
   }
+}
+
+/** mulberry32: a small, fast PRNG, so a seed gives the same failures every run. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

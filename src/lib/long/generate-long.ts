@@ -5,10 +5,12 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
+import type { ConcurrencyLimiter } from '../../internal/concurrency-limiter.js';
 import type { RequestOptions } from '../../internal/request-options.js';
 import { openSource } from '../../internal/source.js';
 import type { Video } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
+import { jobOutcome } from '../batch/permit.js';
 import type { DownloadOptions, DownloadResult } from '../download.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
@@ -103,17 +105,23 @@ export async function generateLong(
   videos: LongRunVideos,
   params: VideoCreateParams,
   options: GenerateLongOptions,
+  limiter: ConcurrencyLimiter,
 ): Promise<GenerateLongResult> {
   // Streams are read twice below (checked, then split or uploaded): spool them once first.
   const pinned = await pinOneShotInputs(params);
   try {
-    return await generatePinned(videos, pinned.params, options);
+    return await generatePinned(videos, pinned.params, options, limiter);
   } finally {
     await pinned.dispose();
   }
 }
 
-async function generatePinned(videos: LongRunVideos, params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
+async function generatePinned(
+  videos: LongRunVideos,
+  params: VideoCreateParams,
+  options: GenerateLongOptions,
+  limiter: ConcurrencyLimiter,
+): Promise<GenerateLongResult> {
   const { output, concurrency = 3, maxSegmentSeconds = 60, maxSegmentAttempts = 2, keepWorkDir = false, onProgress, signal } = options;
   const waitOptions: WaitOptions = {
     pollInterval: options.pollInterval,
@@ -215,39 +223,47 @@ async function generatePinned(videos: LongRunVideos, params: VideoCreateParams, 
     }
     for (;;) {
       if (signal?.aborted) throw new APIUserAbortError('Generation was aborted.', { cause: signal.reason });
-      if (segment.jobId === null) {
-        const created = await videos.create(segmentParams(join(workDir, segment.audio)), requestOptions);
-        segment.jobId = created.id;
-        segment.status = 'created';
-        await writer.save();
-      }
-      const jobId = segment.jobId;
+      // The client's limiter counts the segment's job from create to end; a job already made just joins the count.
+      const permit = segment.jobId === null ? await limiter.acquire(signal) : limiter.adopt();
       try {
-        const video = await videos.waitForCompletion(jobId, {
-          ...waitOptions,
-          onProgress: (v) => {
-            live.set(segment.index, (v.progress ?? 0) * 0.9);
-            report('segments', live);
-          },
-        });
-        const file = join(workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
-        await mkdir(dirname(file), { recursive: true });
-        const saved = await videos.download(video, file, { signal, timeout: options.timeout, maxRetries: options.maxRetries });
-        Object.assign(segment, { status: 'downloaded', video: relative(workDir, file), bytes: saved.bytes });
-        await writer.save();
-        live.delete(segment.index);
-        report('segments', live);
-        return video;
-      } catch (error) {
-        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) throw error;
-        const failure =
-          error instanceof VideoFailedError
-            ? { code: error.code ?? 'FAILED', message: error.message }
-            : { code: 'CANCELLED', message: 'the job was cancelled' };
-        Object.assign(segment, { jobId: null, status: 'failed', attempts: segment.attempts + 1, error: { jobId, ...failure } });
-        live.delete(segment.index);
-        await writer.save();
-        if (segment.attempts >= maxSegmentAttempts) throw new SegmentFailedError(segment, workDir, error);
+        if (segment.jobId === null) {
+          const created = await videos.create(segmentParams(join(workDir, segment.audio)), requestOptions);
+          segment.jobId = created.id;
+          segment.status = 'created';
+          await writer.save();
+        }
+        const jobId = segment.jobId;
+        try {
+          const video = await videos.waitForCompletion(jobId, {
+            ...waitOptions,
+            onProgress: (v) => {
+              live.set(segment.index, (v.progress ?? 0) * 0.9);
+              report('segments', live);
+            },
+          });
+          permit.release('completed');
+          const file = join(workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
+          await mkdir(dirname(file), { recursive: true });
+          const saved = await videos.download(video, file, { signal, timeout: options.timeout, maxRetries: options.maxRetries });
+          Object.assign(segment, { status: 'downloaded', video: relative(workDir, file), bytes: saved.bytes });
+          await writer.save();
+          live.delete(segment.index);
+          report('segments', live);
+          return video;
+        } catch (error) {
+          permit.release(jobOutcome(error));
+          if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) throw error;
+          const failure =
+            error instanceof VideoFailedError
+              ? { code: error.code ?? 'FAILED', message: error.message }
+              : { code: 'CANCELLED', message: 'the job was cancelled' };
+          Object.assign(segment, { jobId: null, status: 'failed', attempts: segment.attempts + 1, error: { jobId, ...failure } });
+          live.delete(segment.index);
+          await writer.save();
+          if (segment.attempts >= maxSegmentAttempts) throw new SegmentFailedError(segment, workDir, error);
+        }
+      } finally {
+        permit.release('unknown'); // does nothing once released with what the job taught
       }
     }
   };

@@ -1,0 +1,20 @@
+/**
+ * Child of bench/batch.ts: the loopback mock with a concurrency limit, on its own CPU. Prints its address as
+ * one JSON line; each line read on stdin is answered with the mock's counters as one JSON line; exits when
+ * stdin closes. Arguments: processingMs, concurrencyLimit, rateLimitFailureRate.
+ */
+import { createInterface } from 'node:readline';
+import { startMockServer } from '../src/testing/index.js';
+
+const [processingMs = 200, concurrencyLimit = 6, rateLimitFailureRate = 0] = process.argv.slice(2).map(Number);
+const mock = await startMockServer({ processingMs, concurrencyLimit, rateLimitFailureRate, seed: 12 });
+process.stdout.write(`${JSON.stringify({ baseURL: mock.baseURL, apiKey: mock.apiKey })}\n`);
+const lines = createInterface({ input: process.stdin });
+lines.on('line', () => {
+  const videos = mock.state.listVideos();
+  const complete = videos.filter((v) => v.status === 'COMPLETE').length;
+  process.stdout.write(`${JSON.stringify({ creates: mock.creates, throttled: mock.throttledCreates, complete })}\n`);
+});
+lines.on('close', () => {
+  void mock.close().then(() => process.exit(0));
+});

@@ -1,0 +1,116 @@
+import { createReadStream } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { CsvError, parse } from 'csv-parse';
+import type { BatchItem } from '../index.js';
+import { UsageError } from './usage-error.js';
+
+/** Columns of a batch file (CSV header or JSONL field names) and the create parameter each fills. */
+export const BATCH_COLUMNS = {
+  key: 'key',
+  audio: 'audio_reference',
+  image: 'image_reference',
+  video: 'video_reference',
+  model: 'model',
+} as const;
+type Column = keyof typeof BATCH_COLUMNS;
+const PATH_COLUMNS = new Set<Column>(['audio', 'image', 'video']);
+
+/** The items of a batch file, read as a stream, and the line each came from (for messages). */
+export interface BatchFile {
+  items: AsyncIterable<BatchItem>;
+  /** Line number of the item at each index, filled in as items are read. */
+  lines: number[];
+}
+
+/**
+ * Open `items.csv` (header `key,audio,image,video,model`) or `items.jsonl` (one object per line with those
+ * fields). Paths are relative to the file's folder. Problems of form (an unknown column, a broken line)
+ * surface as UsageError while the items are read.
+ */
+export function readBatchFile(path: string): BatchFile {
+  const extension = extname(path).toLowerCase();
+  if (extension !== '.csv' && extension !== '.jsonl') {
+    throw new UsageError([{ code: 'unsupported_batch_file', message: `${path}: give a .csv or a .jsonl file` }]);
+  }
+  const base = dirname(resolve(path));
+  const lines: number[] = [];
+  const rows = extension === '.csv' ? csvRows(path) : jsonlRows(path);
+  async function* items(): AsyncIterable<BatchItem> {
+    for await (const { line, fields } of rows) {
+      lines.push(line);
+      yield toItem(fields, base, `${path}:${line}`);
+    }
+  }
+  return { items: items(), lines };
+}
+
+interface Row {
+  line: number;
+  fields: Record<string, unknown>;
+}
+
+async function* csvRows(path: string): AsyncIterable<Row> {
+  const parser = createReadStream(path).pipe(
+    parse({ columns: (header: string[]) => checkColumns(header, path), bom: true, trim: true, skip_empty_lines: true, info: true }),
+  );
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+      yield { line: info.lines, fields: record };
+    }
+  } catch (error) {
+    if (error instanceof CsvError) throw new UsageError([{ code: 'invalid_csv', message: `${path}: ${error.message}` }]);
+    throw unreadable(error, path);
+  }
+}
+
+async function* jsonlRows(path: string): AsyncIterable<Row> {
+  let line = 0;
+  try {
+    for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
+      line += 1;
+      if (text.trim() === '') continue;
+      let fields: unknown;
+      try {
+        fields = JSON.parse(text);
+      } catch (error) {
+        throw new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: not JSON (${(error as Error).message})` }]);
+      }
+      if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+        throw new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: expected an object` }]);
+      }
+      checkColumns(Object.keys(fields), `${path}:${line}`);
+      yield { line, fields: fields as Record<string, unknown> };
+    }
+  } catch (error) {
+    throw error instanceof UsageError ? error : unreadable(error, path);
+  }
+}
+
+function unreadable(error: unknown, path: string): UsageError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = code === 'ENOENT' ? `${path} does not exist` : `cannot read ${path}: ${(error as Error).message}`;
+  return new UsageError([{ code: 'unreadable_file', message }]);
+}
+
+function checkColumns(names: string[], where: string): string[] {
+  const unknown = names.filter((name) => !(name in BATCH_COLUMNS));
+  const problems = unknown.map((name) => ({
+    code: 'unknown_column',
+    message: `${where}: unknown column '${name}'; the columns are ${Object.keys(BATCH_COLUMNS).join(', ')}`,
+  }));
+  if (!names.includes('key')) problems.push({ code: 'missing_column', message: `${where}: no 'key' column` });
+  if (problems.length > 0) throw new UsageError(problems);
+  return names;
+}
+
+function toItem(fields: Record<string, unknown>, base: string, where: string): BatchItem {
+  const item: Record<string, unknown> = {};
+  for (const [column, field] of Object.entries(BATCH_COLUMNS) as Array<[Column, string]>) {
+    const value = fields[column];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string') throw new UsageError([{ code: 'invalid_value', message: `${where}: '${column}' must be a string` }]);
+    item[field] = PATH_COLUMNS.has(column) ? resolve(base, value) : value;
+  }
+  return item as unknown as BatchItem;
+}

@@ -1,0 +1,84 @@
+import { join, resolve } from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { BatchInputError, type BatchProgress, type BatchSummary } from '../../index.js';
+import { BATCH_COLUMNS, readBatchFile } from '../batch-items.js';
+import { writeReport } from '../batch-report.js';
+import { ExitCode } from '../exit-codes.js';
+import type { Session } from '../session.js';
+import { type Problem, UsageError } from '../usage-error.js';
+
+interface BatchFlags {
+  outDir: string;
+  concurrency: number | 'auto';
+}
+
+export function registerBatch(program: Command, session: Session): void {
+  program
+    .command('batch')
+    .description(
+      'make one video per row of a CSV (header key,audio,image,video,model; paths relative to the file) or JSONL file; every row is checked before anything is created, and running it again resumes',
+    )
+    .argument('<items>', 'items.csv or items.jsonl')
+    .requiredOption('--out-dir <dir>', 'folder for <key>.mp4, report.csv and the resume ledger')
+    .option('--concurrency <n|auto>', "jobs at once: a number, or 'auto' to find the service's limit", concurrencyFlag, 'auto')
+    .action(async (file: string, flags: BatchFlags) => {
+      const client = session.client();
+      const { items, lines } = readBatchFile(file);
+      const outDir = resolve(flags.outDir);
+      let summary: BatchSummary;
+      try {
+        summary = await client.videos.generateBatch(items, {
+          outputDir: outDir,
+          concurrency: flags.concurrency,
+          signal: session.signal,
+          onProgress: progressReporter(session),
+          onItem: (result) => {
+            if (result.status === 'failed') session.note(`failed ${result.key}: ${result.error?.code} ${result.error?.message}`);
+          },
+        });
+      } catch (error) {
+        if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
+        throw error;
+      }
+      const report = join(outDir, 'report.csv');
+      await writeReport(report, summary.results);
+      const { completed, skipped, failed } = summary;
+      session.result({ ...summary, report }, [
+        `${completed} completed, ${skipped} already saved, ${failed} failed, of ${summary.results.length}; report: ${report}`,
+      ]);
+      if (failed > 0) session.exitCode = ExitCode.failed;
+    });
+}
+
+function concurrencyFlag(value: string): number | 'auto' {
+  if (value === 'auto') return value;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError("expected 'auto' or a whole number of at least 1.");
+  return number;
+}
+
+/** A bar with done, failed, running and ETA on a terminal; in a log, a line only when an item finishes. */
+function progressReporter(session: Session): (progress: BatchProgress) => void {
+  let finished = -1;
+  return ({ done, failed, running, total, etaSeconds }) => {
+    if (!process.stderr.isTTY && done + failed === finished) return;
+    finished = done + failed;
+    const eta = etaSeconds === undefined ? '' : `, ETA ${formatEta(etaSeconds)}`;
+    session.progress.update('overall', done + failed, total, `${done} done, ${failed} failed, ${running} running${eta}`);
+  };
+}
+
+function formatEta(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+const COLUMN_OF_FIELD = Object.fromEntries(Object.entries(BATCH_COLUMNS).map(([column, field]) => [field, column]));
+
+/** A batch problem as the file's author sees it: by line and column rather than item index and parameter. */
+function toProblem(p: BatchInputError['problems'][number], file: string, lines: number[]): Problem {
+  const where = `${file}:${lines[p.index] ?? `item ${p.index + 1}`}`;
+  const column = p.field ? ` (${COLUMN_OF_FIELD[p.field] ?? p.field})` : '';
+  return { ...(p.field ? { field: p.field } : {}), code: p.code, message: `${where}${p.key ? ` ${p.key}` : ''}${column}: ${p.message}` };
+}

@@ -1,0 +1,186 @@
+/**
+ * How many video jobs a client keeps running at once, as a pure policy: state + event -> state.
+ *
+ * The service publishes no rate limits (spec section 8), so the limit is found rather than configured,
+ * the way TCP CUBIC finds a link's capacity (and AWS SDK v3's adaptive retry mode a request rate):
+ *
+ * - Slow start: until the service first refuses a create, every create it accepts adds a half and every
+ *   job that ends well another half (the limit doubles per job duration, and the first round already
+ *   runs twice the initial limit).
+ * - A throttle cuts the limit: a 429 on a create to `BETA` times itself, a job FAILED with a rate-limit
+ *   code to `BETA_FAILED` times itself; the limit it had is remembered (`ceilingAtThrottle`).
+ * - Only a refusal (429) marks the service's ceiling: it ends slow start and may lower the remembered
+ *   ceiling. A rate-limited job failure can come from quotas that have nothing to do with how many jobs
+ *   run, so it cuts less, and neither ends slow start nor lowers the ceiling: noise of that kind costs a
+ *   dip, not a limit that ratchets down to its floor.
+ * - After a throttle the limit recovers along a cubic curve: fast while far below the old ceiling,
+ *   flat near it, then faster again beyond it (probing for more room). Time on the curve is counted in
+ *   job durations (a smoothed create-to-end time), so the same policy suits jobs of 300 ms on a mock
+ *   and of two minutes on the service.
+ * - Throttles that the last cut already answers are ignored for cutting (a request that began before it, or
+ *   one made while more jobs run than the cut limit allows): counting them would collapse the limit.
+ * - Growth stops one above the most jobs the service has been seen to accept at once, so the limit probes
+ *   one job at a time rather than in bursts that would all be refused.
+ * - A `Retry-After` pauses every new job until it has passed.
+ *
+ * @internal
+ */
+
+export interface ConcurrencyState {
+  /** Jobs allowed at once; fractional, read through {@link allowedConcurrency}. */
+  limit: number;
+  /** True until the first throttle. */
+  slowStart: boolean;
+  /** The limit just before the last cut: the cubic curve flattens around it. */
+  ceilingAtThrottle: number;
+  /** The limit right after the last cut: where the cubic curve starts. */
+  limitAfterThrottle: number;
+  /** When the limit was last cut (ms), or -Infinity. */
+  throttledAt: number;
+  /** No new job before this time (ms): the server's Retry-After. */
+  pausedUntil: number;
+  /** Most jobs seen running at once when the service accepted a create. */
+  proven: number;
+  /** Smoothed time from create to a job's end (ms), once a job has ended. */
+  jobMs: number | undefined;
+}
+
+export interface ConcurrencyBounds {
+  /** Lowest limit. */
+  min: number;
+  /** Highest limit. */
+  max: number;
+}
+
+export type ConcurrencyEvent =
+  /** The service accepted a create, with `running` jobs running (this one included). */
+  | { type: 'admitted'; at: number; running: number }
+  /** A job ended (COMPLETE, or FAILED for a reason other than rate limiting): the service had room for it. */
+  | { type: 'completed'; at: number; startedAt: number }
+  /** The service refused a create (429: `refused`) or a job FAILED with a rate-limit code (`failed`). */
+  | {
+      type: 'throttled';
+      cause: 'refused' | 'failed';
+      at: number;
+      startedAt: number;
+      /** Jobs holding a place when it happened, this one included. */
+      running: number;
+      retryAfterMs?: number | undefined;
+    };
+
+/** Share of the limit kept after a refused create (CUBIC's beta). */
+export const BETA = 0.7;
+/** Share kept after a rate-limited job failure: weaker evidence of too many jobs, so a smaller cut. */
+export const BETA_FAILED = 0.85;
+/** Steepness of the recovery curve, in jobs per (job duration)^3 (CUBIC's C). */
+export const CUBIC_C = 0.2;
+/** Growth in slow start per accepted create and per job that ends well. */
+const SLOW_START_STEP = 0.5;
+/** Growth in slow start per accepted create while no throttle of any kind has been seen: probe at once. */
+const FIRST_PROBE_STEP = 1;
+/** Weight of the newest job in the smoothed job duration. */
+const JOB_MS_WEIGHT = 0.2;
+
+export function initialConcurrency(initial: number): ConcurrencyState {
+  return {
+    limit: initial,
+    slowStart: true,
+    ceilingAtThrottle: initial,
+    limitAfterThrottle: initial,
+    throttledAt: Number.NEGATIVE_INFINITY,
+    pausedUntil: 0,
+    proven: 0,
+    jobMs: undefined,
+  };
+}
+
+const clamp = (value: number, bounds: ConcurrencyBounds) => Math.min(bounds.max, Math.max(bounds.min, value));
+
+/**
+ * The limit `elapsedMs` after a cut from `ceiling` to `start`, on the cubic curve W(t) = C (t - K)^3 + ceiling,
+ * with t in job durations and K the time the curve takes to climb back to `ceiling`.
+ */
+export function cubicLimit(ceiling: number, start: number, elapsedMs: number, jobMs: number): number {
+  const k = Math.cbrt(Math.max(0, ceiling - start) / CUBIC_C);
+  const t = elapsedMs / Math.max(jobMs, 1);
+  return CUBIC_C * (t - k) ** 3 + ceiling;
+}
+
+/** The state after `event`. */
+export function nextConcurrency(state: ConcurrencyState, event: ConcurrencyEvent, bounds: ConcurrencyBounds): ConcurrencyState {
+  if (event.type === 'throttled') {
+    const pausedUntil = Math.max(state.pausedUntil, event.at + (event.retryAfterMs ?? 0));
+    // A job that failed still ran for a job's time; a refused create did not run at all.
+    const jobMs = event.cause === 'failed' ? smoothJobMs(state.jobMs, event) : state.jobMs;
+    // Already answered: the request began before the last cut, or more jobs run than the cut limit allows
+    // (they were let in under the old limit, and this throttle is their overshoot).
+    if (event.startedAt < state.throttledAt || event.running > state.limit) return { ...state, pausedUntil, jobMs };
+    const refused = event.cause === 'refused';
+    const limit = clamp(state.limit * (refused ? BETA : BETA_FAILED), bounds);
+    return {
+      ...state,
+      pausedUntil,
+      slowStart: state.slowStart && !refused,
+      ceilingAtThrottle: ceilingAfterThrottle(state, refused),
+      limit,
+      limitAfterThrottle: limit,
+      throttledAt: event.at,
+      jobMs,
+    };
+  }
+  if (event.type === 'admitted') {
+    const proven = Math.max(state.proven, event.running);
+    if (!state.slowStart) return { ...state, proven };
+    const step = state.throttledAt === Number.NEGATIVE_INFINITY ? FIRST_PROBE_STEP : SLOW_START_STEP;
+    return { ...state, proven, limit: grow(state.limit, step, proven, bounds) };
+  }
+  const jobMs = smoothJobMs(state.jobMs, event);
+  if (state.slowStart) return { ...state, jobMs, limit: grow(state.limit, SLOW_START_STEP, state.proven, bounds) };
+  // One ending job never adds more than one: a long quiet spell must not turn into a burst.
+  const target = cubicLimit(state.ceilingAtThrottle, state.limitAfterThrottle, event.at - state.throttledAt, jobMs);
+  return { ...state, jobMs, limit: grow(state.limit, Math.min(1, target - state.limit), state.proven, bounds) };
+}
+
+function smoothJobMs(jobMs: number | undefined, event: { at: number; startedAt: number }): number {
+  const duration = Math.max(0, event.at - event.startedAt);
+  return jobMs === undefined ? duration : jobMs + JOB_MS_WEIGHT * (duration - jobMs);
+}
+
+/**
+ * The ceiling the cubic curve flattens at after a cut. A refusal below the last ceiling means the room has
+ * shrunk (or was overestimated), so the ceiling drops below the current limit (CUBIC's fast convergence);
+ * a rate-limited job failure never lowers it.
+ */
+function ceilingAfterThrottle(state: ConcurrencyState, refused: boolean): number {
+  if (state.slowStart) return state.limit;
+  if (!refused) return Math.max(state.ceilingAtThrottle, state.limit);
+  return state.limit < state.ceilingAtThrottle ? (state.limit * (1 + BETA)) / 2 : state.limit;
+}
+
+/**
+ * `limit` raised by `step` (never lowered here), but at most one above the most jobs the service has been
+ * seen to accept: the limit probes one job at a time, so a jump of several (many jobs ending at once) cannot
+ * send a burst of creates that would all be refused.
+ */
+function grow(limit: number, step: number, proven: number, bounds: ConcurrencyBounds): number {
+  if (step <= 0) return limit;
+  return clamp(Math.max(limit, Math.min(limit + step, proven + 1)), bounds);
+}
+
+/** Jobs that may run at `now`: the whole part of the limit, or 0 while a Retry-After pause lasts. */
+export function allowedConcurrency(state: ConcurrencyState, now: number): number {
+  return now < state.pausedUntil ? 0 : Math.max(1, Math.floor(state.limit));
+}
+
+/** Longest pause before creating again a job that FAILED for a rate limit. */
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Milliseconds to wait before creating again a job that FAILED with a rate-limit code (`attempt` from 1):
+ * a quarter of a job duration, doubling per attempt (the limiter's cut already slows every job), jittered
+ * down by up to half so that items failed together do not return together.
+ */
+export function rateLimitBackoff(attempt: number, jobMs: number | undefined, random: () => number = Math.random): number {
+  const base = Math.min(((jobMs ?? 2_000) / 4) * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
+  return Math.round(base * (1 - 0.5 * random()));
+}

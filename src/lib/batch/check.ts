@@ -1,0 +1,123 @@
+import { Readable } from 'node:stream';
+import { NamedUpload, type Uploadable } from '../../uploads.js';
+import { MediaValidationError } from '../media/errors.js';
+import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
+import { type ValidateOptions, validateCreateParams } from '../media/validate.js';
+import { BatchInputError, type BatchProblem } from './errors.js';
+import { InputHasher } from './inputs-hash.js';
+import { keyIdentity, keyProblem } from './keys.js';
+import type { LedgerEntry } from './ledger.js';
+import type { BatchItem } from './types.js';
+
+/** An item that passed every check, with the fingerprint of its inputs. */
+export interface CheckedItem {
+  index: number;
+  key: string;
+  params: VideoCreateParams;
+  hash: string;
+}
+
+/** Items checked at once: validation reads only headers, so a few in parallel keep the disk busy. */
+const CHECK_CONCURRENCY = 8;
+
+/**
+ * Check every item before any job is created: keys that are safe, unique file names; inputs that pass
+ * local validation and can be read more than once; inputs unchanged since the ledger recorded the key.
+ * Items are read once, as a stream; what is kept per item is its key, its inputs and a hash.
+ * @throws BatchInputError listing every problem.
+ */
+export async function checkItems(
+  items: Iterable<BatchItem> | AsyncIterable<BatchItem>,
+  ledger: Map<string, LedgerEntry>,
+  limits: ValidateOptions,
+): Promise<CheckedItem[]> {
+  const checked: CheckedItem[] = [];
+  const problems: BatchProblem[] = [];
+  const seen = new Map<string, string>();
+  const hasher = new InputHasher();
+
+  await forEachLimited(items, CHECK_CONCURRENCY, async (item, index) => {
+    const named = typeof (item as { key?: unknown } | null)?.key === 'string' ? item.key : undefined;
+    const found: Problem[] = [];
+    if (typeof item !== 'object' || item === null) found.push({ code: 'invalid_item', message: `item ${index} is not an object` });
+    else {
+      found.push(...keyProblems(item.key, seen));
+      const { key: _key, ...params } = item;
+      const inputs = await inputProblems(params as VideoCreateParams, limits);
+      found.push(...inputs);
+      if (found.length === 0) {
+        const hash = await hasher.hashParams(params as VideoCreateParams);
+        const previous = ledger.get(item.key);
+        if (previous && previous.hash !== hash) {
+          found.push({
+            code: 'inputs_changed',
+            message: `inputs of ${JSON.stringify(item.key)} differ from those its earlier run in this folder used; give the item a new key, or use another outputDir`,
+          });
+        } else checked.push({ index, key: item.key, params: params as VideoCreateParams, hash });
+      }
+    }
+    for (const problem of found) problems.push({ index, key: named, ...problem });
+  });
+
+  if (problems.length > 0) throw new BatchInputError(problems.sort((a, b) => a.index - b.index));
+  return checked.sort((a, b) => a.index - b.index);
+}
+
+type Problem = Omit<BatchProblem, 'index' | 'key'>;
+
+/** A key's problems: not a safe file name, or already used (ignoring case) by an earlier item. */
+function keyProblems(key: unknown, seen: Map<string, string>): Problem[] {
+  const bad = keyProblem(key);
+  if (bad) return [{ code: 'invalid_key', message: bad }];
+  const named = key as string;
+  const other = seen.get(keyIdentity(named));
+  if (other === undefined) {
+    seen.set(keyIdentity(named), named);
+    return [];
+  }
+  const alike = other === named ? '' : ` (as ${JSON.stringify(other)}: keys name files, and some file systems ignore case)`;
+  return [{ code: 'duplicate_key', message: `key ${JSON.stringify(named)} is used twice${alike}` }];
+}
+
+/** An item's input problems: one-shot streams (a batch may upload an item again), then local validation. */
+async function inputProblems(params: VideoCreateParams, limits: ValidateOptions): Promise<Problem[]> {
+  const record = params as unknown as Record<string, unknown>;
+  const streams = FILE_FIELDS.filter((field) => isOneShot(record[field]));
+  if (streams.length > 0) {
+    return streams.map((field) => ({
+      field,
+      code: 'one_shot_input',
+      message: `${field} is a stream, which can be read only once; a batch may upload an item again: pass a path, a Buffer or a Blob`,
+    }));
+  }
+  try {
+    await validateCreateParams(params, limits);
+    return [];
+  } catch (error) {
+    if (!(error instanceof MediaValidationError)) return [{ code: 'unreadable_input', message: (error as Error).message }];
+    return error.issues.map((issue) => ({ field: issue.field, code: issue.code, message: issue.message }));
+  }
+}
+
+function isOneShot(value: unknown): boolean {
+  const data = value instanceof NamedUpload ? value.data : (value as Uploadable | undefined);
+  if (typeof data !== 'object' || data === null) return false;
+  const stream = data as unknown as Partial<Readable & ReadableStream>;
+  return data instanceof Readable || typeof stream.getReader === 'function' || typeof stream.pipe === 'function';
+}
+
+/** Run `task` over a stream of items, at most `limit` at once, reading the next item only when there is room. */
+async function forEachLimited<T>(
+  items: Iterable<T> | AsyncIterable<T>,
+  limit: number,
+  task: (item: T, index: number) => Promise<unknown>,
+): Promise<void> {
+  const running = new Set<Promise<unknown>>();
+  let index = 0;
+  for await (const item of items) {
+    const run: Promise<unknown> = task(item, index++).finally(() => running.delete(run));
+    running.add(run);
+    if (running.size >= limit) await Promise.race(running);
+  }
+  await Promise.all(running);
+}

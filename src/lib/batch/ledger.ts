@@ -1,0 +1,124 @@
+import { createReadStream } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** The ledger's file name inside the output folder. */
+export const LEDGER_NAME = '.avatar-video-batch.jsonl';
+
+/**
+ * One line of the ledger. Every state change of an item is written before it matters (`creating`
+ * before the create request, `created` as soon as its answer names the job), so a crash at any moment
+ * loses at most the jobs whose create answer had not arrived yet.
+ */
+export type LedgerRecord =
+  | { key: string; hash: string; state: 'creating' }
+  | { key: string; hash: string; state: 'created'; jobId: string }
+  | { key: string; hash: string; state: 'failed'; jobId?: string; code: string; message: string }
+  | { key: string; hash: string; state: 'saved'; jobId: string; path: string; bytes: number };
+
+/** What the ledger says about one key: its last state, folded from every line. */
+export interface LedgerEntry {
+  hash: string;
+  state: LedgerRecord['state'];
+  /** The job waited on or saved; absent after a failure or before a create answered. */
+  jobId?: string;
+  path?: string;
+  bytes?: number;
+}
+
+/** Read the ledger of `dir` (empty when there is none). A line torn by a crash is skipped. */
+export async function readLedger(dir: string): Promise<Map<string, LedgerEntry>> {
+  const entries = new Map<string, LedgerEntry>();
+  let lines: AsyncIterable<string>;
+  try {
+    const stream = createReadStream(join(dir, LEDGER_NAME), 'utf8');
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+    lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return entries;
+    throw error;
+  }
+  for await (const line of lines) {
+    const record = parseLine(line);
+    if (record) entries.set(record.key, fold(record));
+  }
+  return entries;
+}
+
+function parseLine(line: string): LedgerRecord | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    const record = JSON.parse(line) as LedgerRecord;
+    return typeof record?.key === 'string' && typeof record.hash === 'string' ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function fold(record: LedgerRecord): LedgerEntry {
+  switch (record.state) {
+    case 'created':
+      return { hash: record.hash, state: 'created', jobId: record.jobId };
+    case 'saved':
+      return { hash: record.hash, state: 'saved', jobId: record.jobId, path: record.path, bytes: record.bytes };
+    default:
+      return { hash: record.hash, state: record.state };
+  }
+}
+
+/**
+ * Appends records, each durable (written and fsynced) before its promise resolves. Records arriving while a
+ * flush runs share the next write and fsync (a group commit), so a thousand items do not queue a thousand fsyncs.
+ */
+export class LedgerWriter {
+  readonly #handle: FileHandle;
+  #pending: Array<{ line: string; resolve: () => void; reject: (error: unknown) => void }> = [];
+  #flushing = false;
+
+  private constructor(handle: FileHandle) {
+    this.#handle = handle;
+  }
+
+  static async open(dir: string): Promise<LedgerWriter> {
+    const handle = await open(join(dir, LEDGER_NAME), 'a+');
+    // A crash may have left half a line: start on a fresh one, so the next record is not glued to it.
+    const { size } = await handle.stat();
+    if (size > 0) {
+      const last = new Uint8Array(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) await handle.write('\n');
+    }
+    return new LedgerWriter(handle);
+  }
+
+  append(record: LedgerRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
+      if (!this.#flushing) void this.#flush();
+    });
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    while (this.#pending.length > 0) {
+      const batch = this.#pending;
+      this.#pending = [];
+      try {
+        await this.#handle.write(batch.map((entry) => entry.line).join(''));
+        await this.#handle.datasync();
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+    this.#flushing = false;
+  }
+
+  async close(): Promise<void> {
+    await this.#handle.close();
+  }
+}
