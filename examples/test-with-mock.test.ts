@@ -8,17 +8,17 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import AvatarVideo, { VideoFailedError, type WaitOptions } from 'avatar-video';
+import AvatarVideo, { VideoFailedError } from 'avatar-video';
 import { type MockServer, startMockServer } from 'avatar-video/testing';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 
 // ---- Your application code (normally imported from your own module) ----
 
 /** Make a greeting video; when the service was too busy for the job, try once more. */
-async function makeGreeting(client: AvatarVideo, audio: URL, portrait: URL, output: string, wait: WaitOptions = {}) {
+async function makeGreeting(client: AvatarVideo, audio: URL, portrait: URL, output: string) {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { video, bytes } = await client.videos.generate({ audio_reference: audio, image_reference: portrait }, { output, ...wait });
+      const { video, bytes } = await client.videos.generate({ audio_reference: audio, image_reference: portrait }, { output });
       return { id: video.id, bytes, attempts: attempt };
     } catch (error) {
       if (attempt < 2 && error instanceof VideoFailedError && error.isRateLimited) continue;
@@ -32,14 +32,14 @@ async function makeGreeting(client: AvatarVideo, audio: URL, portrait: URL, outp
 const media = new URL('./media/', import.meta.url);
 const audio = new URL('speech.wav', media);
 const portrait = new URL('portrait.png', media);
-const fastPolls = { pollInterval: 20, maxPollInterval: 20 };
 
 let mock: MockServer;
 let client: AvatarVideo;
 let dir: string;
 
 beforeEach(async () => {
-  // A manual clock: jobs finish when the test says so, not after real seconds.
+  // A manual clock: jobs finish when the test says so, not after real seconds. The mock's poll hint keeps
+  // the waits quick with the app's own settings.
   mock = await startMockServer({ clock: 'manual', processingMs: 60_000 });
   client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
   dir = await mkdtemp(join(tmpdir(), 'greeting-'));
@@ -53,7 +53,7 @@ afterEach(async () => {
 
 it('saves the video once the job completes', async () => {
   const output = join(dir, 'greeting.mp4');
-  const made = makeGreeting(client, audio, portrait, output, fastPolls);
+  const made = makeGreeting(client, audio, portrait, output);
   await vi.waitFor(() => expect(mock.creates).toBe(1));
   mock.advance(60_000); // a minute of processing, instantly
 
@@ -65,7 +65,7 @@ it('saves the video once the job completes', async () => {
 
 it('tries again once when the service was too busy', async () => {
   mock.enqueueOutcome({ status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'too many jobs' } });
-  const made = makeGreeting(client, audio, portrait, join(dir, 'busy.mp4'), fastPolls);
+  const made = makeGreeting(client, audio, portrait, join(dir, 'busy.mp4'));
   await vi.waitFor(() => expect(mock.creates).toBe(1));
   mock.advance(60_000); // the first job fails
   await vi.waitFor(() => expect(mock.creates).toBe(2));
@@ -76,7 +76,7 @@ it('tries again once when the service was too busy', async () => {
 
 it('gives up on other failures without paying for a second job', async () => {
   mock.enqueueOutcome({ status: 'FAILED', error: { code: 'no_face_found', message: 'no face in the image' } });
-  const made = makeGreeting(client, audio, portrait, join(dir, 'failed.mp4'), fastPolls);
+  const made = makeGreeting(client, audio, portrait, join(dir, 'failed.mp4'));
   await vi.waitFor(() => expect(mock.creates).toBe(1));
   mock.advance(60_000);
 
@@ -86,7 +86,7 @@ it('gives up on other failures without paying for a second job', async () => {
 
 it('rides out a brief outage while waiting, and never sends the key to the file host', async () => {
   mock.failNext({ method: 'GET', path: /^\/v1\/videos\/[^/]+$/ }, { status: 503, times: 2 });
-  const made = makeGreeting(client, audio, portrait, join(dir, 'outage.mp4'), fastPolls);
+  const made = makeGreeting(client, audio, portrait, join(dir, 'outage.mp4'));
   await vi.waitFor(() => expect(mock.creates).toBe(1));
   mock.advance(60_000);
 

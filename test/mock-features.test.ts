@@ -63,6 +63,38 @@ describe('poll hint', () => {
     expect((await get(s, '/v1/videos/vid_missing')).headers.get('x-poll-after')).toBeNull();
   });
 
+  it('an injected 429 or 503 carries retry-after of pollAfterMs unless the test set one', async () => {
+    const s = await start({ clock: 'manual' });
+    s.failNext({ path: '/v1/videos' }, { status: 503 });
+    s.failNext({ path: '/v1/videos' }, { status: 429, headers: { 'Retry-After': '7' } });
+    s.failNext({ path: '/v1/videos' }, { status: 500 });
+    expect((await get(s, '/v1/videos')).headers.get('retry-after')).toBe('0.05');
+    expect((await get(s, '/v1/videos')).headers.get('retry-after')).toBe('7');
+    expect((await get(s, '/v1/videos')).headers.get('retry-after')).toBeNull();
+    await s.close();
+    const none = await start({ clock: 'manual', pollAfterMs: null });
+    none.failNext({ path: '/v1/videos' }, { status: 503 });
+    expect((await get(none, '/v1/videos')).headers.get('retry-after')).toBeNull();
+  });
+
+  it('the SDK retries an injected 503 at the mock hint, not after 0.5 s', async () => {
+    const s = await start({ clock: 'manual' });
+    const logged: string[] = [];
+    const client = new AvatarVideo({
+      apiKey: s.apiKey,
+      baseURL: s.baseURL,
+      logLevel: 'info',
+      logger: { debug() {}, info: (line: string) => logged.push(line), warn() {}, error() {} },
+    });
+    try {
+      s.failNext({ path: '/v1/videos' }, { status: 503 });
+      await client.videos.list();
+      expect(logged).toEqual([expect.stringMatching(/^\[avatar-video\] retrying in 50 ms after 503/)]);
+    } finally {
+      await client.close();
+    }
+  });
+
   // Needs the SDK to honour a hint shorter than pollInterval (src/lib/wait.ts, issue 13): without it the
   // second poll comes 2 s after the first and finds the job done, so there are two polls.
   it('an SDK wait with default options polls at the mock hint, not every 2 s', async () => {

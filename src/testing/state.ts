@@ -30,6 +30,10 @@ export interface FailureMatch {
 
 export interface FailureReply {
   status: number;
+  /**
+   * Response headers. A 429 or 503 without `retry-after` gets `retry-after: <pollAfterMs / 1000>`, so the SDK's
+   * retries against the mock are as quick as its polls (none when pollAfterMs is null).
+   */
   headers?: Record<string, string>;
   /** JSON-encoded unless a string (sent as text/plain). Defaults to an error body for `status`. */
   body?: unknown;
@@ -167,7 +171,14 @@ export class MockState {
   }
 
   failNext(match: FailureMatch, reply: FailureReply): void {
-    this.failures.push({ ...match, ...reply, times: reply.times ?? 1 });
+    this.failures.push({ ...match, ...reply, headers: this.withRetryHint(reply), times: reply.times ?? 1 });
+  }
+
+  private withRetryHint({ status, headers = {} }: FailureReply): Record<string, string> {
+    const { pollAfterMs } = this.options;
+    const named = Object.keys(headers).some((name) => name.toLowerCase() === 'retry-after');
+    if (named || pollAfterMs === null || (status !== 429 && status !== 503)) return headers;
+    return { ...headers, 'retry-after': String(pollAfterMs / 1000) };
   }
 
   /** The first injected failure matching this request, used up by one. */
