@@ -1,5 +1,4 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { RateLimitError } from '../errors.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import type { Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
@@ -63,7 +62,6 @@ export class Videos {
   async #createJob(params: VideoCreateParams, options: CreateOptions): Promise<SeenVideo> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
-    const startedAt = this.#limiter.now();
     let hint: number | undefined;
     try {
       const video = await this.#transport.request(
@@ -79,12 +77,9 @@ export class Videos {
         VideoSchema,
         options,
       );
+      // A refusal (429) slows every job of this client down: the transport reports each one to the limiter.
       this.#limiter.admitted();
       return { video, hint };
-    } catch (error) {
-      // The service said "too many": every job of this client slows down, not just this one.
-      if (error instanceof RateLimitError) this.#limiter.throttled(error.retryAfter, startedAt);
-      throw error;
     } finally {
       await prepared.dispose();
     }
