@@ -158,7 +158,9 @@ export class Videos {
   /**
    * `create`, then `waitForCompletion`. Its job errors (failed, cancelled, timed out) carry the video and so its id.
    * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
-   * `waitTimeout` bounds the wait.
+   * `waitTimeout` bounds the wait. Jobs of one client share one adaptive limit on how many run at once (it starts
+   * at 2 and grows while the service keeps up): a call beyond it waits for a place before creating anything, and
+   * that wait counts against neither `timeout` nor `waitTimeout`.
    */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
     const { create, wait } = splitCreateAndWait(options);
@@ -185,6 +187,8 @@ export class Videos {
    * Create a video, wait for it and save it to `output`: the whole workflow in one call.
    * If saving fails, the video is still COMPLETE on the service: the warning logged names its id,
    * and `onProgress` has seen it, so `download(id, output)` can be tried again without paying twice.
+   * Like `createAndWait`, it shares the client's limit on jobs running at once: `Promise.all` of many calls starts
+   * 2 jobs, then more as the service accepts them.
    */
   async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
     const { output, onDownloadProgress, ...createAndWait } = options;
