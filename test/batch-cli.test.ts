@@ -90,13 +90,17 @@ it('an unknown column is a usage error', async () => {
 });
 
 it('a good CSV makes every video and report.csv; running it again skips them', async () => {
-  const rows = ['a', 'b', 'c'].map((key) => `${key},media/speech.wav,media/portrait.png,,`);
-  await writeFile(join(work, 'items.csv'), ['key,audio,image,video,model', ...rows].join('\n'));
+  // The CSV sits in a folder of its own: its paths are relative to it, not to the working directory.
+  await mkdir(join(work, 'lists'));
+  const rows = ['a', 'b', 'c'].map((key) => `${key},../media/speech.wav,../media/portrait.png,,`);
+  await writeFile(join(work, 'lists/items.csv'), ['key,audio,image,video,model', ...rows].join('\n'));
   const before = mock.creates;
-  const result = await run(['batch', 'items.csv', '--out-dir', 'out', '--concurrency', '2']);
+  const result = await run(['batch', 'lists/items.csv', '--out-dir', 'out', '--concurrency', '2']);
   expect(result.stderr).not.toContain('error');
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('3 completed');
+  // The progress lines count items and, once one has finished, give an ETA.
+  expect(result.stderr).toMatch(/1 done, 0 failed, \d+ running, ETA \d+ s/);
   expect(mock.creates - before).toBe(3);
   const report = await readReport(join(work, 'out'));
   expect(report[0]).toEqual(['key', 'status', 'video_id', 'path', 'error_code', 'error_message']);
@@ -109,7 +113,7 @@ it('a good CSV makes every video and report.csv; running it again skips them', a
     const bytes = await readFile(row[3] as string);
     expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
   }
-  const again = await run(['batch', 'items.csv', '--out-dir', 'out', '--json']);
+  const again = await run(['batch', 'lists/items.csv', '--out-dir', 'out', '--json']);
   expect(again.code).toBe(0);
   expect(JSON.parse(again.stdout)).toMatchObject({ completed: 0, skipped: 3, failed: 0 });
   expect(mock.creates - before).toBe(3);
