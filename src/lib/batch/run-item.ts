@@ -4,6 +4,7 @@ import { APIConnectionError, APIError, APIUserAbortError, RateLimitError } from 
 import { rateLimitBackoff } from '../../internal/adaptive-concurrency.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
 import { retryDelay, shouldRetry } from '../../internal/retry.js';
+import { sleep } from '../../internal/sleep.js';
 import { describeFailure } from '../../internal/transport.js';
 import type { Video } from '../../schemas.js';
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
@@ -35,6 +36,8 @@ export interface ItemContext {
   onRunning(delta: 1 | -1): void;
 }
 
+const BATCH_ABORTED = 'The batch was aborted.';
+
 /** Creates refused before any job started (429, 503, a connection that sent nothing) before an item is given up. */
 const MAX_REFUSED_CREATES = 20;
 
@@ -49,7 +52,7 @@ export async function runItem(item: CheckedItem, entry: LedgerEntry | undefined,
   let attempts = 0;
   let refused = 0;
   for (;;) {
-    if (ctx.signal?.aborted) throw new APIUserAbortError('The batch was aborted.', { cause: ctx.signal.reason });
+    if (ctx.signal?.aborted) throw new APIUserAbortError(BATCH_ABORTED, { cause: ctx.signal.reason });
     const permit = jobId ? ctx.jobs.limiter.adopt() : await ctx.slot(ctx.signal);
     ctx.onRunning(1);
     let video: Video;
@@ -63,7 +66,8 @@ export async function runItem(item: CheckedItem, entry: LedgerEntry | undefined,
       if (jobId === undefined) {
         // No job was made: retry what the server refused, report the rest.
         if (!(isRefusal(error) && ++refused <= MAX_REFUSED_CREATES)) return failed(key, undefined, error);
-        if (!(error instanceof RateLimitError)) await sleep(retryDelay(refused, undefined, { maxRetryDelay: 30_000 }) ?? 0, ctx.signal);
+        if (!(error instanceof RateLimitError))
+          await sleep(retryDelay(refused, undefined, { maxRetryDelay: 30_000 }) ?? 0, ctx.signal, BATCH_ABORTED);
         continue;
       }
       if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) return failed(key, jobId, error);
@@ -74,7 +78,7 @@ export async function runItem(item: CheckedItem, entry: LedgerEntry | undefined,
         return failed(key, jobId, error, attempts);
       }
       jobId = undefined;
-      await sleep(rateLimitBackoff(attempts, ctx.jobs.limiter.jobMs), ctx.signal);
+      await sleep(rateLimitBackoff(attempts, ctx.jobs.limiter.jobMs), ctx.signal, BATCH_ABORTED);
       continue;
     } finally {
       ctx.onRunning(-1);
@@ -127,25 +131,10 @@ export function describeItemError(error: unknown, jobId: string | undefined, att
 }
 
 function abortError(error: unknown, signal: AbortSignal): APIUserAbortError {
-  return error instanceof APIUserAbortError ? error : new APIUserAbortError('The batch was aborted.', { cause: signal.reason });
+  return error instanceof APIUserAbortError ? error : new APIUserAbortError(BATCH_ABORTED, { cause: signal.reason });
 }
 
 async function sizeIs(path: string, bytes: number | undefined): Promise<boolean> {
   const info = await stat(path).catch(() => undefined);
   return info?.isFile() === true && info.size === bytes;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError('The batch was aborted.', { cause: signal.reason }));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new APIUserAbortError('The batch was aborted.', { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
