@@ -13,7 +13,8 @@ import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, s
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
-import { pollHint, type SeenVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
+import { pollHint } from '../lib/poll-hint.js';
+import { type SeenVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
 
