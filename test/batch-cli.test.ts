@@ -34,10 +34,16 @@ beforeEach(async () => {
   return () => rm(work, { recursive: true, force: true });
 });
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Run the built CLI against the mock; with `interruptWhen`, send Ctrl-C (SIGINT) once it holds. */
+function run(args: string[], interruptWhen?: () => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = { ...process.env, AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL, NO_COLOR: '1' };
   const child = spawn(process.execPath, [cli, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const deadline = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const watch = setInterval(() => {
+    if (!interruptWhen?.()) return;
+    clearInterval(watch);
+    child.kill('SIGINT');
+  }, 10);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -50,6 +56,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(deadline);
+      clearInterval(watch);
       resolve({ code, stdout, stderr });
     });
   });
@@ -137,4 +144,26 @@ it('--concurrency takes a number or auto', async () => {
   const result = await run(['batch', 'items.csv', '--out-dir', 'out', '--concurrency', 'lots']);
   expect(result.code).toBe(2);
   expect(result.stderr).toContain("expected 'auto' or a whole number");
+});
+
+it('Ctrl-C stops the batch (exit 130) and says to run it again; the rerun waits on the jobs made instead of paying again', async () => {
+  const rows = ['p', 'q'].map((key) => `${key},media/speech.wav,media/portrait.png,,`);
+  await writeFile(join(work, 'items.csv'), ['key,audio,image,video,model', ...rows].join('\n'));
+  // Jobs slow enough to be running when Ctrl-C lands.
+  const quick = mock;
+  mock = await startMockServer({ processingMs: 1_500 });
+  try {
+    const running = () => mock.state.listVideos().filter((v) => v.status === 'PROCESSING').length;
+    const stopped = await run(['batch', 'items.csv', '--out-dir', 'out', '--concurrency', '2'], () => running() === 2);
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain('run the same command again to resume');
+    expect(mock.creates).toBe(2);
+    const again = await run(['batch', 'items.csv', '--out-dir', 'out', '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ completed: 2, failed: 0 });
+    expect(mock.creates).toBe(2);
+  } finally {
+    await mock.close();
+    mock = quick;
+  }
 });
