@@ -1,19 +1,20 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { APIConnectionError, APIError, APIUserAbortError, RateLimitError } from '../../errors.js';
+import { APIUserAbortError, RateLimitError } from '../../errors.js';
 import { rateLimitBackoff } from '../../internal/adaptive-concurrency.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
 import { retryDelay, shouldRetry } from '../../internal/retry.js';
 import { sleep } from '../../internal/sleep.js';
 import { describeFailure } from '../../internal/transport.js';
 import type { Video } from '../../schemas.js';
-import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import type { WaitOptions } from '../wait.js';
 import type { CheckedItem } from './check.js';
+import { failed } from './item-error.js';
 import type { LedgerEntry, LedgerWriter } from './ledger.js';
 import { jobOutcome } from './permit.js';
-import type { BatchItemError, BatchItemResult } from './types.js';
+import type { BatchItemResult } from './types.js';
 
 /** The few client operations a batch needs, passed in so that this layer never reaches for the client. */
 export interface BatchJobs {
@@ -106,28 +107,6 @@ async function createJob(item: CheckedItem, ctx: ItemContext): Promise<string> {
 /** The server refused before starting a job, so creating again cannot pay twice. */
 function isRefusal(error: unknown): boolean {
   return shouldRetry('create', describeFailure(error));
-}
-
-function failed(key: string, jobId: string | undefined, error: unknown, attempts?: number): BatchItemResult {
-  return { key, status: 'failed', ...(jobId ? { videoId: jobId } : {}), error: describeItemError(error, jobId, attempts) };
-}
-
-/** A failure as a code and a message; a job that may still be usable is named, with how to go on. */
-export function describeItemError(error: unknown, jobId: string | undefined, attempts?: number): BatchItemError {
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof VideoFailedError) {
-    const tries = attempts && attempts > 1 ? ` (${attempts} jobs tried)` : '';
-    return { code: error.code ?? 'failed', message: `${message}${tries}` };
-  }
-  if (error instanceof VideoCancelledError) return { code: 'cancelled', message };
-  const resume = jobId
-    ? ` Job ${jobId} was created and paid for: run the batch again over the same folder to resume it.`
-    : error instanceof APIConnectionError
-      ? ' The create may have reached the service before the connection failed: a rerun creates the item again.'
-      : '';
-  if (error instanceof WaitTimeoutError) return { code: 'wait_timeout', message: `${message}${resume}` };
-  if (error instanceof APIError) return { code: error.code ?? `http_${error.status}`, message: `${message}${resume}` };
-  return { code: error instanceof Error ? error.name : 'error', message: `${message}${resume}` };
 }
 
 function abortError(error: unknown, signal: AbortSignal): APIUserAbortError {
