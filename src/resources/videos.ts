@@ -78,7 +78,7 @@ export class Videos {
         VideoSchema,
         options,
       );
-      // A refusal (429) slows every job of this client down: the transport reports each one to the limiter.
+      // Accepted: the jobs running fit. (Each refusal, a 429, reaches the limiter from the transport, once.)
       this.#limiter.admitted();
       return { video, hint };
     } finally {
