@@ -118,8 +118,8 @@ export class AvatarVideo {
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       maxRetryDelay: this.maxRetryDelay,
-      // A refused create teaches the client's job limit even when the transport retries it.
-      onCreateThrottled: (retryAfter) => this.#limiter.throttled(retryAfter, this.#limiter.now()),
+      // Each refused create teaches the client's job limit once, whether the transport retries it or not.
+      onCreateThrottled: (retryAfter, attemptAgeMs) => this.#limiter.throttled(retryAfter, this.#limiter.now() - attemptAgeMs),
     });
     this.videos = new Videos(this.#transport, this.limits, this.#limiter);
   }

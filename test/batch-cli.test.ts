@@ -34,10 +34,16 @@ beforeEach(async () => {
   return () => rm(work, { recursive: true, force: true });
 });
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Run the built CLI against the mock; with `interruptWhen`, send Ctrl-C (SIGINT) once it holds. */
+function run(args: string[], interruptWhen?: () => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = { ...process.env, AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL, NO_COLOR: '1' };
   const child = spawn(process.execPath, [cli, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const deadline = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const watch = setInterval(() => {
+    if (!interruptWhen?.()) return;
+    clearInterval(watch);
+    child.kill('SIGINT');
+  }, 10);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -50,6 +56,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(deadline);
+      clearInterval(watch);
       resolve({ code, stdout, stderr });
     });
   });
@@ -90,13 +97,17 @@ it('an unknown column is a usage error', async () => {
 });
 
 it('a good CSV makes every video and report.csv; running it again skips them', async () => {
-  const rows = ['a', 'b', 'c'].map((key) => `${key},media/speech.wav,media/portrait.png,,`);
-  await writeFile(join(work, 'items.csv'), ['key,audio,image,video,model', ...rows].join('\n'));
+  // The CSV sits in a folder of its own: its paths are relative to it, not to the working directory.
+  await mkdir(join(work, 'lists'));
+  const rows = ['a', 'b', 'c'].map((key) => `${key},../media/speech.wav,../media/portrait.png,,`);
+  await writeFile(join(work, 'lists/items.csv'), ['key,audio,image,video,model', ...rows].join('\n'));
   const before = mock.creates;
-  const result = await run(['batch', 'items.csv', '--out-dir', 'out', '--concurrency', '2']);
+  const result = await run(['batch', 'lists/items.csv', '--out-dir', 'out', '--concurrency', '2']);
   expect(result.stderr).not.toContain('error');
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('3 completed');
+  // The progress lines count items and, once one has finished, give an ETA.
+  expect(result.stderr).toMatch(/1 done, 0 failed, \d+ running, ETA \d+ s/);
   expect(mock.creates - before).toBe(3);
   const report = await readReport(join(work, 'out'));
   expect(report[0]).toEqual(['key', 'status', 'video_id', 'path', 'error_code', 'error_message']);
@@ -109,7 +120,7 @@ it('a good CSV makes every video and report.csv; running it again skips them', a
     const bytes = await readFile(row[3] as string);
     expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
   }
-  const again = await run(['batch', 'items.csv', '--out-dir', 'out', '--json']);
+  const again = await run(['batch', 'lists/items.csv', '--out-dir', 'out', '--json']);
   expect(again.code).toBe(0);
   expect(JSON.parse(again.stdout)).toMatchObject({ completed: 0, skipped: 3, failed: 0 });
   expect(mock.creates - before).toBe(3);
@@ -133,4 +144,26 @@ it('--concurrency takes a number or auto', async () => {
   const result = await run(['batch', 'items.csv', '--out-dir', 'out', '--concurrency', 'lots']);
   expect(result.code).toBe(2);
   expect(result.stderr).toContain("expected 'auto' or a whole number");
+});
+
+it('Ctrl-C stops the batch (exit 130) and says to run it again; the rerun waits on the jobs made instead of paying again', async () => {
+  const rows = ['p', 'q'].map((key) => `${key},media/speech.wav,media/portrait.png,,`);
+  await writeFile(join(work, 'items.csv'), ['key,audio,image,video,model', ...rows].join('\n'));
+  // Jobs slow enough to be running when Ctrl-C lands.
+  const quick = mock;
+  mock = await startMockServer({ processingMs: 1_500 });
+  try {
+    const running = () => mock.state.listVideos().filter((v) => v.status === 'PROCESSING').length;
+    const stopped = await run(['batch', 'items.csv', '--out-dir', 'out', '--concurrency', '2'], () => running() === 2);
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain('run the same command again to resume');
+    expect(mock.creates).toBe(2);
+    const again = await run(['batch', 'items.csv', '--out-dir', 'out', '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ completed: 2, failed: 0 });
+    expect(mock.creates).toBe(2);
+  } finally {
+    await mock.close();
+    mock = quick;
+  }
 });

@@ -6,10 +6,11 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { APIUserAbortError, AvatarVideo, BatchInputError, type BatchItem } from '../src/index.js';
+import { ConcurrencyLimiter } from '../src/internal/concurrency-limiter.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/testing/index.js';
-import { mockFixture, wav } from './helpers/media.js';
+import { mockFixture, speechLikeWav, wav } from './helpers/media.js';
 import { summarizeMp4 } from './helpers/mp4.js';
 
 const fast = { pollInterval: 40, maxPollInterval: 80 };
@@ -281,4 +282,32 @@ it('plain generate calls on one client share its limit: six at once against a se
   expect(mock.creates).toBe(6);
   // Without the shared limit, four of the six first creates would be refused at once, and retried blindly.
   expect(mock.throttledCreates).toBeLessThanOrEqual(2);
+});
+
+it('generateBatch, generateLong and createAndWait on one client take their places from the one limiter the client owns', async () => {
+  await start({ processingMs: 100 });
+  const limiters = new Set<ConcurrencyLimiter>();
+  const acquire = ConcurrencyLimiter.prototype.acquire;
+  const spy = vi.spyOn(ConcurrencyLimiter.prototype, 'acquire').mockImplementation(function (this: ConcurrencyLimiter, signal) {
+    limiters.add(this);
+    return acquire.call(this, signal);
+  });
+  try {
+    const long = join(dir, 'long.wav');
+    await writeFile(long, speechLikeWav(70));
+    await Promise.all([
+      client.videos.generateBatch(items(2), { outputDir: join(dir, 'out'), ...fast }),
+      client.videos.generateLong({ audio_reference: long, image_reference: IMAGE }, { output: join(dir, 'long.mp4'), ...fast }),
+      client.videos.createAndWait({ audio_reference: audio, image_reference: IMAGE }, fast),
+    ]);
+    // Two batch items, at least two segments, one plain job: every one asked the same limiter.
+    expect(spy.mock.calls.length).toBeGreaterThanOrEqual(5);
+    expect(limiters.size).toBe(1);
+    // A second client has a limit of its own.
+    const other = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+    await other.videos.createAndWait({ audio_reference: audio, image_reference: IMAGE }, fast).finally(() => other.close());
+    expect(limiters.size).toBe(2);
+  } finally {
+    spy.mockRestore();
+  }
 });

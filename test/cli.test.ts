@@ -170,6 +170,8 @@ describe('generate', () => {
     expect(result.stdout).toMatch(/^saved .*generated\.mp4 \(.+\) from video vid_\w+\n$/);
     expect(result.stderr).toMatch(/^upload: 100% /m);
     expect(result.stderr).toMatch(/^render: 100% COMPLETE$/m);
+    // Once progress has moved, the render line carries the wait's estimate of the time left.
+    expect(result.stderr).toMatch(/^render: \d+% PROCESSING, ~\d+ s left$/m);
     expect(result.stderr).toMatch(/^download: 100% /m);
     expect(isMp4(await readFile(output))).toBe(true);
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AvatarVideo } from '../src/index.js';
+import { AvatarVideo, RateLimitError } from '../src/index.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { loadMsw, MSW_MISSING } from '../src/testing/msw.js';
 import { checkNoise, noisyProgress } from '../src/testing/progress.js';
@@ -243,4 +243,45 @@ describe('without msw', () => {
       await rm(folder, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+describe('limits for testing batch code', () => {
+  const params = { audio_reference: AUDIO, image_reference: IMAGE };
+
+  it('concurrencyLimit: a create beyond it answers 429 with the time until a job ends, then is accepted', async () => {
+    const s = await start({ clock: 'manual', processingMs: 4_000, concurrencyLimit: 2 });
+    const client = new AvatarVideo({ apiKey: s.apiKey, baseURL: s.baseURL, logLevel: 'off', maxRetries: 0 });
+    try {
+      await client.videos.create(params);
+      s.advance(1_000);
+      await client.videos.create(params);
+      const refused = await client.videos.create(params).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(RateLimitError);
+      expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded', retryAfter: 3_000 });
+      expect(s.throttledCreates).toBe(1);
+      s.advance(3_000); // the first job has ended: its place is free
+      await expect(client.videos.create(params)).resolves.toMatchObject({ status: 'PROCESSING' });
+      expect(s.creates).toBe(3);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('rateLimitFailureRate: that share of jobs ends FAILED with rate_limit_exceeded, the same ones for the same seed', async () => {
+    const outcomes = async (seed: number) => {
+      const s = await start({ clock: 'manual', processingMs: 100, rateLimitFailureRate: 0.3, seed });
+      const ids = Array.from({ length: 200 }, () => newJob(s));
+      s.advance(100);
+      const ended = ids.map((id) => s.getVideo(id)).map((v) => (v?.status === 'FAILED' ? v.error?.code : v?.status));
+      await s.close();
+      server = undefined;
+      return ended;
+    };
+    const first = await outcomes(11);
+    const failed = first.filter((status) => status === 'rate_limit_exceeded').length;
+    expect(first.filter((status) => status !== 'COMPLETE' && status !== 'rate_limit_exceeded')).toEqual([]);
+    expect(failed).toBeGreaterThan(200 * 0.2);
+    expect(failed).toBeLessThan(200 * 0.4);
+    expect(await outcomes(11)).toEqual(first);
+  });
 });

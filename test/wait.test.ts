@@ -14,7 +14,8 @@ import {
   WaitTimeoutError,
 } from '../src/index.js';
 import { Transport } from '../src/internal/http-client.js';
-import { hintedDelay, pollHint, type WaitClock, type WaitOptions, waitForVideo } from '../src/lib/wait.js';
+import { hintedDelay, pollHint } from '../src/lib/poll-hint.js';
+import { type WaitClock, type WaitOptions, waitForVideo } from '../src/lib/wait.js';
 import { type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 

@@ -7,6 +7,7 @@ import {
   initialConcurrency,
   nextConcurrency,
 } from './adaptive-concurrency.js';
+import { sleep } from './sleep.js';
 
 /** How a job held under a permit ended, as the policy sees it; `unknown` teaches it nothing (an abort, a local error). */
 export type JobOutcome = 'completed' | 'throttled' | 'unknown';
@@ -105,7 +106,7 @@ export class ConcurrencyLimiter {
   /** Resolves once no Retry-After pause is in force (for callers running a fixed number of jobs). */
   async paused(signal?: AbortSignal): Promise<void> {
     for (let left = this.#state.pausedUntil - this.#now(); left > 0; left = this.#state.pausedUntil - this.#now()) {
-      await pause(left, signal);
+      await sleep(Math.ceil(left), signal, 'Aborted while waiting out a Retry-After.');
     }
   }
 
@@ -160,20 +161,4 @@ export class ConcurrencyLimiter {
       this.#timer = setTimeout(() => this.#pump(), Math.ceil(this.#state.pausedUntil - now));
     }
   }
-}
-
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const aborted = () => new APIUserAbortError('Aborted while waiting out a Retry-After.', { cause: signal?.reason });
-    if (signal?.aborted) return reject(aborted());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(aborted());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.ceil(ms));
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -35,8 +35,11 @@ export interface TransportOptions {
   timeout: number;
   maxRetries: number;
   maxRetryDelay: number;
-  /** Told of every 429 answer to a create, retried or not (the client's job limit learns from it). */
-  onCreateThrottled?: ((retryAfterMs: number | undefined) => void) | undefined;
+  /**
+   * Told of every 429 answer to a create, once each, retried or not (the client's job limit learns from it), with
+   * how long ago that attempt was sent: a refusal of a request sent before the limit was last cut is old news.
+   */
+  onCreateThrottled?: ((retryAfterMs: number | undefined, attemptAgeMs: number) => void) | undefined;
 }
 
 /** Per-call settings of a streamed GET. */
@@ -118,12 +121,21 @@ export class Transport {
   /** Run `attempt` under the retry policy for `kind`. */
   withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
     const maxRetryDelay = options.maxRetryDelay ?? this.maxRetryDelay;
-    return pRetry(attempt, {
+    let attemptSentAt = 0;
+    const timedAttempt = (number: number) => {
+      attemptSentAt = performance.now();
+      return attempt(number);
+    };
+    return pRetry(timedAttempt, {
       retries: options.maxRetries ?? this.maxRetries,
       minTimeout: 0,
       maxTimeout: 0,
+      // Every failed attempt, the last one included (shouldRetry is not asked once no retry is left).
+      onFailedAttempt: ({ error }) => {
+        if (kind === 'create' && error instanceof RateLimitError)
+          this.#onCreateThrottled?.(error.retryAfter, performance.now() - attemptSentAt);
+      },
       shouldRetry: async ({ error, retriesConsumed }) => {
-        if (kind === 'create' && error instanceof RateLimitError) this.#onCreateThrottled?.(error.retryAfter);
         if (!shouldRetry(kind, describeFailure(error))) return false;
         const hint = (error as { headers?: Record<string, string> }).headers?.['retry-after'];
         const delay = retryDelay(retriesConsumed + 1, parseRetryAfter(hint), { maxRetryDelay });

@@ -1,12 +1,12 @@
 import { APIUserAbortError } from '../errors.js';
 
-/** Wait `ms`, or reject with APIUserAbortError as soon as `signal` fires. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Wait `ms`, or reject with APIUserAbortError (saying `abortMessage`) as soon as `signal` fires. */
+export function sleep(ms: number, signal?: AbortSignal, abortMessage = 'Request was aborted.'): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError('Request was aborted.', { cause: signal.reason }));
+    if (signal?.aborted) return reject(new APIUserAbortError(abortMessage, { cause: signal.reason }));
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new APIUserAbortError('Request was aborted.', { cause: signal?.reason }));
+      reject(new APIUserAbortError(abortMessage, { cause: signal?.reason }));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

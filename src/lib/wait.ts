@@ -1,11 +1,12 @@
 import { APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
 import type { Transport } from '../internal/http-client.js';
 import { apiPath } from '../internal/path.js';
-import { parseRetryAfter, shouldRetry } from '../internal/retry.js';
+import { shouldRetry } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
-import { describeFailure, header, type RawResponse } from '../internal/transport.js';
+import { describeFailure } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from './errors.js';
+import { hintedDelay, pollHint } from './poll-hint.js';
 import { backoffDelay, EMPTY_HISTORY, type PollHistory, type PollPlan, planPoll, recordPoll } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
@@ -71,31 +72,6 @@ const realClock: WaitClock = {
   },
   random: Math.random,
 };
-
-/** Headers a server may use to say when to poll again (delay-seconds or an HTTP-date). */
-const POLL_HINT_HEADERS = ['retry-after', 'x-poll-after'];
-/** Server hints are stretched by up to this fraction, so jobs given the same hint do not poll in step. */
-const HINT_JITTER = 0.1;
-/** The shortest delay a server hint can ask for, so that a broken or hostile server cannot make a wait spin. */
-const MIN_HINT_MS = 50;
-
-/**
- * Milliseconds until the next poll when the server said when to come back. The hint wins over the
- * client's own schedule, sooner or later, down to `MIN_HINT_MS`.
- * @internal
- */
-export function hintedDelay(hint: number, random = Math.random): number {
-  return Math.round(Math.max(hint, MIN_HINT_MS) * (1 + HINT_JITTER * random()));
-}
-
-/** @internal The first poll hint found in response headers, in ms. */
-export function pollHint(headers: RawResponse['headers'] | Record<string, string>): number | undefined {
-  for (const name of POLL_HINT_HEADERS) {
-    const hint = parseRetryAfter(header(headers, name));
-    if (hint !== undefined) return hint;
-  }
-  return undefined;
-}
 
 /** Longest delay a Node timer accepts (about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,5 +1,4 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { RateLimitError } from '../errors.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import type { Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
@@ -14,7 +13,8 @@ import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, s
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
-import { pollHint, type SeenVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
+import { pollHint } from '../lib/poll-hint.js';
+import { type SeenVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
 
@@ -63,7 +63,6 @@ export class Videos {
   async #createJob(params: VideoCreateParams, options: CreateOptions): Promise<SeenVideo> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
-    const startedAt = this.#limiter.now();
     let hint: number | undefined;
     try {
       const video = await this.#transport.request(
@@ -79,12 +78,9 @@ export class Videos {
         VideoSchema,
         options,
       );
+      // Accepted: the jobs running fit. (Each refusal, a 429, reaches the limiter from the transport, once.)
       this.#limiter.admitted();
       return { video, hint };
-    } catch (error) {
-      // The service said "too many": every job of this client slows down, not just this one.
-      if (error instanceof RateLimitError) this.#limiter.throttled(error.retryAfter, startedAt);
-      throw error;
     } finally {
       await prepared.dispose();
     }
@@ -163,7 +159,9 @@ export class Videos {
   /**
    * `create`, then `waitForCompletion`. Its job errors (failed, cancelled, timed out) carry the video and so its id.
    * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
-   * `waitTimeout` bounds the wait.
+   * `waitTimeout` bounds the wait. Jobs of one client share one adaptive limit on how many run at once (it starts
+   * at 2 and grows while the service keeps up): a call beyond it waits for a place before creating anything, and
+   * that wait counts against neither `timeout` nor `waitTimeout`.
    */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
     const { create, wait } = splitCreateAndWait(options);
@@ -190,6 +188,8 @@ export class Videos {
    * Create a video, wait for it and save it to `output`: the whole workflow in one call.
    * If saving fails, the video is still COMPLETE on the service: the warning logged names its id,
    * and `onProgress` has seen it, so `download(id, output)` can be tried again without paying twice.
+   * Like `createAndWait`, it shares the client's limit on jobs running at once: `Promise.all` of many calls starts
+   * 2 jobs, then more as the service accepts them.
    */
   async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
     const { output, onDownloadProgress, ...createAndWait } = options;

@@ -21,33 +21,42 @@ export function registerBatch(program: Command, session: Session): void {
     .argument('<items>', 'items.csv or items.jsonl')
     .requiredOption('--out-dir <dir>', 'folder for <key>.mp4, report.csv and the resume ledger')
     .option('--concurrency <n|auto>', "jobs at once: a number, or 'auto' to find the service's limit", concurrencyFlag, 'auto')
-    .action(async (file: string, flags: BatchFlags) => {
-      const client = session.client();
-      const { items, lines } = readBatchFile(file);
-      const outDir = resolve(flags.outDir);
-      let summary: BatchSummary;
-      try {
-        summary = await client.videos.generateBatch(items, {
-          outputDir: outDir,
-          concurrency: flags.concurrency,
-          signal: session.signal,
-          onProgress: progressReporter(session),
-          onItem: (result) => {
-            if (result.status === 'failed') session.note(`failed ${result.key}: ${result.error?.code} ${result.error?.message}`);
-          },
-        });
-      } catch (error) {
-        if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
-        throw error;
-      }
-      const report = join(outDir, 'report.csv');
-      await writeReport(report, summary.results);
-      const { completed, skipped, failed } = summary;
-      session.result({ ...summary, report }, [
-        `${completed} completed, ${skipped} already saved, ${failed} failed, of ${summary.results.length}; report: ${report}`,
-      ]);
-      if (failed > 0) session.exitCode = ExitCode.failed;
+    .action((file: string, flags: BatchFlags) => runBatch(file, flags, session));
+}
+
+/** Run the batch of `file`, write report.csv, and set the exit code: 1 when some item failed. */
+async function runBatch(file: string, flags: BatchFlags, session: Session): Promise<void> {
+  const client = session.client();
+  const { items, lines } = readBatchFile(file);
+  const outDir = resolve(flags.outDir);
+  // Said at once: cleanup after Ctrl-C may outlast the grace period, and the jobs made are in the ledger.
+  const onInterrupt = () =>
+    session.note(`stopping; run the same command again to resume: jobs already made in ${outDir} are not paid for twice`);
+  session.signal.addEventListener('abort', onInterrupt, { once: true });
+  let summary: BatchSummary;
+  try {
+    summary = await client.videos.generateBatch(items, {
+      outputDir: outDir,
+      concurrency: flags.concurrency,
+      signal: session.signal,
+      onProgress: progressReporter(session),
+      onItem: (result) => {
+        if (result.status === 'failed') session.note(`failed ${result.key}: ${result.error?.code} ${result.error?.message}`);
+      },
     });
+  } catch (error) {
+    if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
+    throw error;
+  } finally {
+    session.signal.removeEventListener('abort', onInterrupt);
+  }
+  const report = join(outDir, 'report.csv');
+  await writeReport(report, summary.results);
+  const { completed, skipped, failed } = summary;
+  session.result({ ...summary, report }, [
+    `${completed} completed, ${skipped} already saved, ${failed} failed, of ${summary.results.length}; report: ${report}`,
+  ]);
+  if (failed > 0) session.exitCode = ExitCode.failed;
 }
 
 function concurrencyFlag(value: string): number | 'auto' {

@@ -2,6 +2,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
 import type { ConcurrencyLimiter } from '../../internal/concurrency-limiter.js';
+import { runPool } from '../../internal/run-pool.js';
 import type { ValidateOptions } from '../media/validate.js';
 import { checkItems } from './check.js';
 import { LedgerWriter, readLedger } from './ledger.js';
@@ -39,7 +40,7 @@ export async function generateBatch(
     onRunning: (delta) => tally.running(delta),
   };
   tally.report();
-  const workers = Math.min(concurrency === 'auto' ? maxConcurrency : concurrency, checked.length);
+  const workers = concurrency === 'auto' ? maxConcurrency : concurrency;
   let results: BatchItemResult[];
   try {
     results = await runPool(checked, workers, async (item) => {
@@ -64,29 +65,6 @@ function slotFor(limiter: ConcurrencyLimiter, concurrency: number | 'auto'): Ite
     await limiter.paused(signal);
     return limiter.adopt();
   };
-}
-
-/**
- * Run `task` over `items`, `workers` at a time; results in input order. After a failure (an abort, a ledger that
- * cannot be written) no new item starts, but those running finish, then the failure is thrown.
- */
-async function runPool<T, R>(items: T[], workers: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  let stop: { error: unknown } | undefined;
-  const worker = async () => {
-    while (stop === undefined && next < items.length) {
-      const position = next++;
-      try {
-        results[position] = await task(items[position] as T);
-      } catch (error) {
-        stop ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: workers }, worker));
-  if (stop) throw stop.error;
-  return results;
 }
 
 function checkOptions(concurrency: number | 'auto', maxConcurrency: number, maxAttempts: number): void {

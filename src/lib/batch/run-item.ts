@@ -1,18 +1,20 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { APIConnectionError, APIError, APIUserAbortError, RateLimitError } from '../../errors.js';
+import { APIUserAbortError, RateLimitError } from '../../errors.js';
 import { rateLimitBackoff } from '../../internal/adaptive-concurrency.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
 import { retryDelay, shouldRetry } from '../../internal/retry.js';
+import { sleep } from '../../internal/sleep.js';
 import { describeFailure } from '../../internal/transport.js';
 import type { Video } from '../../schemas.js';
-import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import type { WaitOptions } from '../wait.js';
 import type { CheckedItem } from './check.js';
+import { failed } from './item-error.js';
 import type { LedgerEntry, LedgerWriter } from './ledger.js';
 import { jobOutcome } from './permit.js';
-import type { BatchItemError, BatchItemResult } from './types.js';
+import type { BatchItemResult } from './types.js';
 
 /** The few client operations a batch needs, passed in so that this layer never reaches for the client. */
 export interface BatchJobs {
@@ -35,6 +37,8 @@ export interface ItemContext {
   onRunning(delta: 1 | -1): void;
 }
 
+const BATCH_ABORTED = 'The batch was aborted.';
+
 /** Creates refused before any job started (429, 503, a connection that sent nothing) before an item is given up. */
 const MAX_REFUSED_CREATES = 20;
 
@@ -49,7 +53,7 @@ export async function runItem(item: CheckedItem, entry: LedgerEntry | undefined,
   let attempts = 0;
   let refused = 0;
   for (;;) {
-    if (ctx.signal?.aborted) throw new APIUserAbortError('The batch was aborted.', { cause: ctx.signal.reason });
+    if (ctx.signal?.aborted) throw new APIUserAbortError(BATCH_ABORTED, { cause: ctx.signal.reason });
     const permit = jobId ? ctx.jobs.limiter.adopt() : await ctx.slot(ctx.signal);
     ctx.onRunning(1);
     let video: Video;
@@ -63,7 +67,8 @@ export async function runItem(item: CheckedItem, entry: LedgerEntry | undefined,
       if (jobId === undefined) {
         // No job was made: retry what the server refused, report the rest.
         if (!(isRefusal(error) && ++refused <= MAX_REFUSED_CREATES)) return failed(key, undefined, error);
-        if (!(error instanceof RateLimitError)) await sleep(retryDelay(refused, undefined, { maxRetryDelay: 30_000 }) ?? 0, ctx.signal);
+        if (!(error instanceof RateLimitError))
+          await sleep(retryDelay(refused, undefined, { maxRetryDelay: 30_000 }) ?? 0, ctx.signal, BATCH_ABORTED);
         continue;
       }
       if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) return failed(key, jobId, error);
@@ -74,7 +79,7 @@ export async function runItem(item: CheckedItem, entry: LedgerEntry | undefined,
         return failed(key, jobId, error, attempts);
       }
       jobId = undefined;
-      await sleep(rateLimitBackoff(attempts, ctx.jobs.limiter.jobMs), ctx.signal);
+      await sleep(rateLimitBackoff(attempts, ctx.jobs.limiter.jobMs), ctx.signal, BATCH_ABORTED);
       continue;
     } finally {
       ctx.onRunning(-1);
@@ -104,48 +109,11 @@ function isRefusal(error: unknown): boolean {
   return shouldRetry('create', describeFailure(error));
 }
 
-function failed(key: string, jobId: string | undefined, error: unknown, attempts?: number): BatchItemResult {
-  return { key, status: 'failed', ...(jobId ? { videoId: jobId } : {}), error: describeItemError(error, jobId, attempts) };
-}
-
-/** A failure as a code and a message; a job that may still be usable is named, with how to go on. */
-export function describeItemError(error: unknown, jobId: string | undefined, attempts?: number): BatchItemError {
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof VideoFailedError) {
-    const tries = attempts && attempts > 1 ? ` (${attempts} jobs tried)` : '';
-    return { code: error.code ?? 'failed', message: `${message}${tries}` };
-  }
-  if (error instanceof VideoCancelledError) return { code: 'cancelled', message };
-  const resume = jobId
-    ? ` Job ${jobId} was created and paid for: run the batch again over the same folder to resume it.`
-    : error instanceof APIConnectionError
-      ? ' The create may have reached the service before the connection failed: a rerun creates the item again.'
-      : '';
-  if (error instanceof WaitTimeoutError) return { code: 'wait_timeout', message: `${message}${resume}` };
-  if (error instanceof APIError) return { code: error.code ?? `http_${error.status}`, message: `${message}${resume}` };
-  return { code: error instanceof Error ? error.name : 'error', message: `${message}${resume}` };
-}
-
 function abortError(error: unknown, signal: AbortSignal): APIUserAbortError {
-  return error instanceof APIUserAbortError ? error : new APIUserAbortError('The batch was aborted.', { cause: signal.reason });
+  return error instanceof APIUserAbortError ? error : new APIUserAbortError(BATCH_ABORTED, { cause: signal.reason });
 }
 
 async function sizeIs(path: string, bytes: number | undefined): Promise<boolean> {
   const info = await stat(path).catch(() => undefined);
   return info?.isFile() === true && info.size === bytes;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError('The batch was aborted.', { cause: signal.reason }));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new APIUserAbortError('The batch was aborted.', { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

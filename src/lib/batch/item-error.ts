@@ -1,0 +1,26 @@
+import { APIConnectionError, APIError } from '../../errors.js';
+import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import type { BatchItemError, BatchItemResult } from './types.js';
+
+/** The result of an item that failed, naming the job it made, if any. */
+export function failed(key: string, jobId: string | undefined, error: unknown, attempts?: number): BatchItemResult {
+  return { key, status: 'failed', ...(jobId ? { videoId: jobId } : {}), error: describeItemError(error, jobId, attempts) };
+}
+
+/** A failure as a code and a message; a job that may still be usable is named, with how to go on. */
+export function describeItemError(error: unknown, jobId: string | undefined, attempts?: number): BatchItemError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof VideoFailedError) {
+    const tries = attempts && attempts > 1 ? ` (${attempts} jobs tried)` : '';
+    return { code: error.code ?? 'failed', message: `${message}${tries}` };
+  }
+  if (error instanceof VideoCancelledError) return { code: 'cancelled', message };
+  const resume = jobId
+    ? ` Job ${jobId} was created and paid for: run the batch again over the same folder to resume it.`
+    : error instanceof APIConnectionError
+      ? ' The create may have reached the service before the connection failed: a rerun creates the item again.'
+      : '';
+  if (error instanceof WaitTimeoutError) return { code: 'wait_timeout', message: `${message}${resume}` };
+  if (error instanceof APIError) return { code: error.code ?? `http_${error.status}`, message: `${message}${resume}` };
+  return { code: error instanceof Error ? error.name : 'error', message: `${message}${resume}` };
+}

@@ -1,0 +1,73 @@
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AvatarVideo, RateLimitError } from '../../src/index.js';
+import { BETA, initialConcurrency, nextConcurrency } from '../../src/internal/adaptive-concurrency.js';
+import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
+import { json, rawServer, video } from '../helpers/raw-server.js';
+
+// How the client's job limit hears of refused creates: once per 429, dated by when its attempt was sent.
+
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const params = { audio_reference: new Uint8Array([1, 2, 3]), image_reference: png };
+const BOUNDS = { min: 1, max: 64 };
+const refusal = { error: { code: 'rate_limit_exceeded', message: 'too many jobs' } };
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+/** A client on a raw server, and every call the client's limiter gets to `throttled` (with the limiter's clock then). */
+async function setup(handler: Parameters<typeof rawServer>[0], maxRetries = 2) {
+  const throttles: Array<{ retryAfter: number | undefined; startedAt: number; at: number }> = [];
+  const original = ConcurrencyLimiter.prototype.throttled;
+  vi.spyOn(ConcurrencyLimiter.prototype, 'throttled').mockImplementation(function (this: ConcurrencyLimiter, retryAfter, startedAt) {
+    throttles.push({ retryAfter, startedAt: startedAt ?? Number.NaN, at: this.now() });
+    original.call(this, retryAfter, startedAt);
+  });
+  const server = await rawServer(handler);
+  const client = new AvatarVideo({ apiKey: 'sk-throttle-test', baseURL: server.url, logLevel: 'off', maxRetries });
+  closers.push(server.close, () => client.close());
+  return { server, client, throttles };
+}
+
+describe('refused creates and the client limit', () => {
+  it('a 429 the transport does not retry (Retry-After above maxRetryDelay) is reported once, not by both transport and create', async () => {
+    const { server, client, throttles } = await setup((_req, res) => json(res, 429, refusal, { 'retry-after': '120' }));
+    await expect(client.videos.create(params, { validate: false })).rejects.toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(1);
+    expect(throttles.map((t) => t.retryAfter)).toEqual([120_000]);
+  });
+
+  it('every 429 is reported once, the retried ones and the last one alike, with maxRetries 0 too', async () => {
+    const { client, throttles } = await setup((_req, res) => json(res, 429, refusal, { 'retry-after': '0' }));
+    await expect(client.videos.create(params, { validate: false })).rejects.toBeInstanceOf(RateLimitError);
+    expect(throttles).toHaveLength(3);
+    await expect(client.videos.create(params, { validate: false, maxRetries: 0 })).rejects.toBeInstanceOf(RateLimitError);
+    expect(throttles).toHaveLength(4);
+  });
+
+  it('a burst of creates refused together cuts the limit once: each refusal is dated by when its request was sent', async () => {
+    const held: ServerResponse[] = [];
+    const { client, throttles } = await setup(async (req, res, index) => {
+      await new Promise((resolve) => req.on('end', resolve).resume());
+      if (index >= 3) return json(res, 200, video(`vid_${index}`));
+      // The three first creates are answered together, once all three were sent.
+      held.push(res);
+      if (held.length === 3) for (const waiting of held) json(waiting, 429, refusal, { 'retry-after': '0' });
+    });
+    const made = await Promise.all([1, 2, 3].map(() => client.videos.create(params, { validate: false })));
+    expect(made).toHaveLength(3);
+    expect(throttles).toHaveLength(3);
+    expect(throttles.every((t) => t.startedAt < t.at)).toBe(true);
+    // Every refusal answers a request sent before the first of them was reported, so the first cut answers all three.
+    const firstReport = Math.min(...throttles.map((t) => t.at));
+    expect(throttles.every((t) => t.startedAt < firstReport)).toBe(true);
+    const replayed = throttles.reduce(
+      (state, t) => nextConcurrency(state, { type: 'throttled', cause: 'refused', at: t.at, startedAt: t.startedAt, running: 0 }, BOUNDS),
+      initialConcurrency(8),
+    );
+    expect(replayed.limit).toBeCloseTo(8 * BETA);
+  });
+});
