@@ -367,6 +367,36 @@ describe('a job that exists is never stranded', () => {
     expect(existsSync(output)).toBe(false);
   });
 
+  it('long audio: a failure after the jobs exist gives the same command, which goes on without creating them again', async () => {
+    const long = join(work, 'long-resume.wav');
+    await writeFile(long, wav(75));
+    const output = join(work, 'long-resume.mp4');
+    const args = ['--json', 'generate', '--audio', long, '--image', IMAGE, '-o', output];
+    const creates = () => mock.state.requests.filter((r) => r.method === 'POST' && r.path === '/v1/videos').length;
+    const before = creates();
+    mock.failNext({ method: 'GET', path: /^\/files\// }, { status: 403, times: 10 });
+    const failed = await run(args);
+    while (mock.state.takeFailure('GET', '/files/any.mp4')); // leave none for the rerun
+    expect(failed.code).toBe(1);
+    const { error } = failed.json();
+    expect(error.resume).toBe(`avatar-video ${args.join(' ')}`);
+    expect(error.videoIds).toHaveLength(2);
+    expect(failed.stderr).toContain('to go on without paying for them again, run the same command:');
+    expect(failed.stderr).toContain(`    ${error.resume}\n`);
+    expect(creates() - before).toBe(2);
+
+    const rerun = await run(args);
+    expect(rerun.code).toBe(0);
+    expect(creates() - before).toBe(2);
+    expect(
+      rerun
+        .json()
+        .segments.map((v: { id: string }) => v.id)
+        .sort(),
+    ).toEqual([...error.videoIds].sort());
+    expect(isMp4(await readFile(output))).toBe(true);
+  });
+
   it('a failed job gets no advice to go on: there is nothing left to go on with', async () => {
     mock.enqueueOutcome({ status: 'FAILED', error: { code: 'bad_audio', message: 'no speech found' } });
     const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'never.mp4')]);
