@@ -1,7 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { RateLimitError } from '../errors.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
-import type { Transport } from '../internal/http-client.js';
+import type { StreamOptions, Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
@@ -112,11 +112,7 @@ export class Videos {
    */
   async content(id: string, options: RequestOptions = {}): Promise<VideoContent> {
     const transport = this.#transport;
-    const start = transport.url(apiPath`v1/videos/${id}/content`);
-    const headers = { ...options.headers, accept: 'video/mp4, */*' };
-    const response = await transport.withRetries('read', options, () =>
-      transport.get(start, { headers, timeout: options.timeout, signal: options.signal }),
-    );
+    const response = await this.#askForContent(id, options, (start, settings) => transport.get(start, settings));
     const length = Number(header(response.headers, 'content-length'));
     const body = withSDKErrors(
       response.body,
@@ -137,13 +133,15 @@ export class Videos {
    * (anyone holding it can fetch the video) and may expire: ask again rather than storing it.
    */
   async contentURL(id: string, options: ContentURLOptions = {}): Promise<string> {
-    const transport = this.#transport;
-    const start = transport.url(apiPath`v1/videos/${id}/content`);
-    const headers = { ...options.headers, accept: 'video/mp4, */*' };
-    const url = await transport.withRetries('read', options, () =>
-      transport.resolveRedirect(start, { headers, timeout: options.timeout, signal: options.signal }),
-    );
+    const url = await this.#askForContent(id, options, (start, settings) => this.#transport.resolveRedirect(start, settings));
     return url.href;
+  }
+
+  /** Ask the content endpoint of `id` for the MP4, with the read retries: `ask` follows or resolves the redirect. */
+  #askForContent<T>(id: string, options: RequestOptions, ask: (start: URL, settings: StreamOptions) => Promise<T>): Promise<T> {
+    const start = this.#transport.url(apiPath`v1/videos/${id}/content`);
+    const settings = { headers: { ...options.headers, accept: 'video/mp4, */*' }, timeout: options.timeout, signal: options.signal };
+    return this.#transport.withRetries('read', options, () => ask(start, settings));
   }
 
   /**
@@ -175,12 +173,14 @@ export class Videos {
   }
 
   /**
-   * Save a COMPLETE video to `path`. Bytes go to a temporary file beside `path`, are checked against
-   * the announced size, flushed to disk, then renamed over `path`: a failed or aborted download never
-   * leaves a partial file there, nor touches a file already there. A dropped connection is resumed
-   * with a byte range. For piping elsewhere (S3, an HTTP response), use `content`.
+   * Save a COMPLETE video to `path`. Bytes go to a temporary file beside `path`, are checked (the announced
+   * size, a type that is not a document, an MP4 whose top-level boxes add up), flushed to disk, then renamed
+   * over `path`: a failed or aborted download never leaves a partial file there, nor touches a file already
+   * there. A dropped connection is resumed with a byte range only when the first answer proved which file it
+   * is; otherwise it starts over. For piping elsewhere (S3, an HTTP response), use `content`.
    * @param video An id (its status is checked first), or a video already COMPLETE.
    * @throws VideoNotReadyError when the video is not COMPLETE; nothing is downloaded.
+   * @throws DownloadIntegrityError when what arrived is not the video (`reason`, `videoId`, `requestId`).
    */
   download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult> {
     return downloadVideo(this.#transport, (id, opts) => this.retrieve(id, opts), video, path, options);
