@@ -18,8 +18,9 @@ import { prepareWorkFolder, type WorkFolder } from './work-folder.js';
 
 /**
  * Options of `videos.generateLong`. The wait options (`pollInterval`, `maxPollInterval`, `waitTimeout`) apply to
- * each segment's job; the request options (`timeout`, `maxRetries`, `maxRetryDelay`, `headers`) to each request,
- * as on `create`; `signal` stops the whole run.
+ * each segment's job; the request options (`timeout`, `maxRetries`, `maxRetryDelay`, `headers`) to each segment's
+ * create, and `timeout` and `maxRetries` to its download, as on `generate` (the polls keep the client's);
+ * `signal` stops the whole run.
  */
 export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'waitTimeout'>, Omit<RequestOptions, 'signal'> {
   /**
