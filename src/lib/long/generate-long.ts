@@ -2,6 +2,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
+import { diskError } from '../../internal/disk-error.js';
 import type { RequestOptions } from '../../internal/request-options.js';
 import type { Video } from '../../schemas.js';
 import { jobOutcome } from '../batch/permit.js';
@@ -103,11 +104,15 @@ export async function generateLong(
   limiter: ConcurrencyLimiter,
 ): Promise<GenerateLongResult> {
   // Streams are read twice below (checked, then split or uploaded): spool them once first.
-  const pinned = await pinOneShotInputs(params);
   try {
-    return await generatePinned(videos, pinned.params, options, limiter);
-  } finally {
-    await pinned.dispose();
+    const pinned = await pinOneShotInputs(params);
+    try {
+      return await generatePinned(videos, pinned.params, options, limiter);
+    } finally {
+      await pinned.dispose();
+    }
+  } catch (error) {
+    throw diskError(error, typeof options.output === 'string' ? resolve(options.output) : 'the long video');
   }
 }
 
