@@ -4,6 +4,7 @@ import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
 import { diskError } from '../../internal/disk-error.js';
 import type { RequestOptions } from '../../internal/request-options.js';
+import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
 import { jobOutcome } from '../batch/permit.js';
 import type { DownloadOptions, DownloadResult } from '../download.js';
@@ -280,26 +281,6 @@ async function recordFailedJob(
   run.live.delete(segment.index);
   await run.writer.save();
   if (segment.attempts >= run.maxSegmentAttempts) throw new SegmentFailedError(segment, run.workDir, error);
-}
-
-/** Run `task` over `items`, `limit` at a time. After a failure no new item starts, but those running finish (they are paid for). */
-async function runPool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await task(items[index] as T);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
-  return results;
 }
 
 async function sizeMatches(path: string, bytes: number | null): Promise<boolean> {
