@@ -266,9 +266,13 @@ describe('create, get, wait, download, list', () => {
   it('exits 1 when downloading a video that is not COMPLETE', async () => {
     const created = await run(['--json', 'create', '--audio', AUDIO, '--image', IMAGE]);
     mock.setVideo(created.json().id, { status: 'PROCESSING', progress: 10 });
-    const result = await run(['download', created.json().id, '-o', join(work, 'early.mp4')]);
+    const id = created.json().id;
+    const output = join(work, 'early.mp4');
+    const result = await run(['download', id, '-o', output]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/PROCESSING; it can be downloaded only once it is COMPLETE/);
+    // The job is running and paid for: wait for it, then download.
+    expect(result.stderr).toContain(`    avatar-video wait ${id} && avatar-video download ${id} -o ${output}\n`);
   });
 });
 
