@@ -10,6 +10,7 @@ import { generateBatch } from '../lib/batch/generate-batch.js';
 import { withJobPermit } from '../lib/batch/permit.js';
 import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
+import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../lib/errors.js';
 import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
@@ -161,14 +162,26 @@ export class Videos {
   /**
    * `create`, then `waitForCompletion`. Its job errors (failed, cancelled, timed out) carry the video and so its id.
    * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
-   * `waitTimeout` bounds the wait.
+   * `waitTimeout` bounds the wait. When the wait stops for another reason (an abort, a 401), a warning names
+   * the job, which keeps running on the service.
    */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
     const { create, wait } = splitCreateAndWait(options);
     // A permit of the client's limiter covers the job's life, create to end.
     return withJobPermit(this.#limiter, options.signal, async () => {
       const created = await this.#createJob(params, create);
-      return waitForVideo(this.#transport, created.video.id, wait, created);
+      const { id } = created.video;
+      try {
+        return await waitForVideo(this.#transport, id, wait, created);
+      } catch (error) {
+        // A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed.
+        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
+          this.#transport.logger.warn(
+            `video ${id} was created, but the wait for it stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
+          );
+        }
+        throw error;
+      }
     });
   }
 
