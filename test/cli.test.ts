@@ -102,7 +102,7 @@ function run(args: string[], options: RunOptions = {}): Promise<Run & { interrup
 const isMp4 = (bytes: Buffer) => bytes.subarray(4, 8).toString('latin1') === 'ftyp';
 
 describe.concurrent('help', () => {
-  it.each(['generate', 'validate', 'create', 'get', 'wait', 'download', 'list', 'mock'])(
+  it.each(['generate', 'validate', 'create', 'get', 'wait', 'download', 'url', 'list', 'mock'])(
     '%s --help describes the command',
     async (command) => {
       const result = await run([command, '--help']);
