@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { baseUrlProblem } from '../src/cli/base-url.js';
 import type { Failure } from '../src/cli/failure.js';
-import { resumeCommand, shellWord, withResume } from '../src/cli/resume.js';
+import { resumeCommand, shellWord, withRerun, withResume } from '../src/cli/resume.js';
 import { NotFoundError, VideoNotReadyError } from '../src/index.js';
 
 const failure: Failure = { exitCode: 1, lines: ['boom'], json: { error: { type: 'Error', message: 'boom' } } };
@@ -65,6 +65,19 @@ describe('withResume', () => {
   it('after an upload with no answer, points to list instead of running again', () => {
     const resumed = withResume(failure, undefined, new Error('interrupted'), { uploadSent: true, baseUrlFlag: 'https://api.example.com' });
     expect(resumed.json.error).toMatchObject({ mayHaveCreatedJob: true, resume: 'avatar-video --base-url https://api.example.com list' });
+  });
+});
+
+describe('withRerun', () => {
+  it('gives the same command line again, quoted, with the job ids, for a person and as JSON fields', () => {
+    const rerun = withRerun(failure, ['generate', '--audio', 'long talk.wav', '-o', 'out.mp4'], ['vid_1', 'vid_2']);
+    const command = "avatar-video generate --audio 'long talk.wav' -o out.mp4";
+    expect(rerun.lines).toEqual([
+      'boom',
+      "the segments' jobs (vid_1, vid_2) are recorded beside the output; to go on without paying for them again, run the same command:",
+      `  ${command}`,
+    ]);
+    expect(rerun.json.error).toMatchObject({ videoIds: ['vid_1', 'vid_2'], resume: command });
   });
 });
 

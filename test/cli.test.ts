@@ -102,7 +102,7 @@ function run(args: string[], options: RunOptions = {}): Promise<Run & { interrup
 const isMp4 = (bytes: Buffer) => bytes.subarray(4, 8).toString('latin1') === 'ftyp';
 
 describe.concurrent('help', () => {
-  it.each(['generate', 'validate', 'create', 'get', 'wait', 'download', 'list', 'mock'])(
+  it.each(['generate', 'validate', 'create', 'get', 'wait', 'download', 'url', 'list', 'mock'])(
     '%s --help describes the command',
     async (command) => {
       const result = await run([command, '--help']);
@@ -268,9 +268,13 @@ describe('create, get, wait, download, list', () => {
   it('exits 1 when downloading a video that is not COMPLETE', async () => {
     const created = await run(['--json', 'create', '--audio', AUDIO, '--image', IMAGE]);
     mock.setVideo(created.json().id, { status: 'PROCESSING', progress: 10 });
-    const result = await run(['download', created.json().id, '-o', join(work, 'early.mp4')]);
+    const id = created.json().id;
+    const output = join(work, 'early.mp4');
+    const result = await run(['download', id, '-o', output]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/PROCESSING; it can be downloaded only once it is COMPLETE/);
+    // The job is running and paid for: wait for it, then download.
+    expect(result.stderr).toContain(`    avatar-video wait ${id} && avatar-video download ${id} -o ${output}\n`);
   });
 });
 
@@ -367,6 +371,36 @@ describe('a job that exists is never stranded', () => {
     expect(result.stderr).toMatch(/is COMPLETE on the service; to save it without paying again/);
     expect(result.stderr).not.toMatch(/videos\.download\(/); // no advice in library syntax
     expect(existsSync(output)).toBe(false);
+  });
+
+  it('long audio: a failure after the jobs exist gives the same command, which goes on without creating them again', async () => {
+    const long = join(work, 'long-resume.wav');
+    await writeFile(long, wav(75));
+    const output = join(work, 'long-resume.mp4');
+    const args = ['--json', 'generate', '--audio', long, '--image', IMAGE, '-o', output];
+    const creates = () => mock.state.requests.filter((r) => r.method === 'POST' && r.path === '/v1/videos').length;
+    const before = creates();
+    mock.failNext({ method: 'GET', path: /^\/files\// }, { status: 403, times: 10 });
+    const failed = await run(args);
+    while (mock.state.takeFailure('GET', '/files/any.mp4')); // leave none for the rerun
+    expect(failed.code).toBe(1);
+    const { error } = failed.json();
+    expect(error.resume).toBe(`avatar-video ${args.join(' ')}`);
+    expect(error.videoIds).toHaveLength(2);
+    expect(failed.stderr).toContain('to go on without paying for them again, run the same command:');
+    expect(failed.stderr).toContain(`    ${error.resume}\n`);
+    expect(creates() - before).toBe(2);
+
+    const rerun = await run(args);
+    expect(rerun.code).toBe(0);
+    expect(creates() - before).toBe(2);
+    expect(
+      rerun
+        .json()
+        .segments.map((v: { id: string }) => v.id)
+        .sort(),
+    ).toEqual([...error.videoIds].sort());
+    expect(isMp4(await readFile(output))).toBe(true);
   });
 
   it('a failed job gets no advice to go on: there is nothing left to go on with', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AvatarVideo, AvatarVideoError, probeMedia, UploadInputError } from '../src/index.js';
 import { readManifest } from '../src/lib/long/manifest.js';
+import { mockFixture, wav } from './helpers/media.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 
 let dir: string;
@@ -57,6 +58,32 @@ describe('every error the SDK throws extends AvatarVideoError', () => {
     for (const text of ['null', '{"version": 2, "segments": []}']) {
       await writeFile(join(dir, 'manifest.json'), text);
       await expect(readManifest(dir)).rejects.toThrow(/not a manifest this SDK understands/);
+    }
+  });
+});
+
+describe('a file system failure is an AvatarVideoError naming what it was making, with the system error as cause', () => {
+  it('generateLong whose work folder cannot be made, before any request', async () => {
+    const server = await rawServer((_req, res) => json(res, 200, video()));
+    const client = new AvatarVideo({ apiKey: 'key-errors-2', baseURL: server.url, logLevel: 'off' });
+    try {
+      const audio = join(dir, 'long.wav');
+      await writeFile(audio, wav(75));
+      await writeFile(join(dir, 'a-file'), 'not a folder');
+      const output = join(dir, 'long.mp4');
+      const error = await client.videos
+        .generateLong(
+          { audio_reference: audio, image_reference: mockFixture('portrait.png') },
+          { output, workDir: join(dir, 'a-file', 'parts') },
+        )
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AvatarVideoError);
+      expect((error as Error).message).toContain(output);
+      expect((error as Error).cause).toMatchObject({ code: 'ENOTDIR' });
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await client.close();
+      await server.close();
     }
   });
 });

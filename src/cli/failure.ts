@@ -4,6 +4,7 @@ import {
   APIUserAbortError,
   MediaValidationError,
   ResponseValidationError,
+  UploadInputError,
   VideoCancelledError,
   VideoFailedError,
   VideoNotReadyError,
@@ -47,8 +48,8 @@ export function describeFailure(error: unknown, interrupted: boolean, context: F
       { problems: error.issues },
     );
   }
-  // A path that cannot be opened (the SDK's UploadInputError is not exported; its name is stable).
-  if (error instanceof Error && error.name === 'UploadInputError') return usage(error.name, [error.message], {});
+  // A path that cannot be opened.
+  if (error instanceof UploadInputError) return usage(error.name, [error.message], {});
 
   const base = restate(error instanceof Error ? error : new Error(String(error)), context);
   const details: Record<string, unknown> = {};

@@ -67,6 +67,24 @@ function withUnknownJob(failure: Failure, context: ResumeContext): Failure {
 }
 
 /**
+ * A run whose jobs are recorded in a manifest (`generate` of long audio, made in segments): the same
+ * command again takes up every job already created and every segment already saved, so that command is
+ * the way to go on. Added on stderr and as `videoIds` and `resume` in the `--json` error.
+ */
+export function withRerun(failure: Failure, words: string[], videoIds: string[]): Failure {
+  const resume = ['avatar-video', ...words.map(shellWord)].join(' ');
+  return {
+    ...failure,
+    lines: [
+      ...failure.lines,
+      `the segments' jobs${videoIds.length > 0 ? ` (${videoIds.join(', ')})` : ''} are recorded beside the output; to go on without paying for them again, run the same command:`,
+      `  ${resume}`,
+    ],
+    json: { error: { ...failure.json.error, videoIds, resume } },
+  };
+}
+
+/**
  * Add to a failure the job's id and the command that goes on with it: on stderr for a person, as
  * `videoId` and `resume` in the `--json` error. Left as it is when there is no job, when the job ended,
  * or when the service does not know the id (404).

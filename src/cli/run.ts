@@ -3,7 +3,7 @@ import { ExitCode } from './exit-codes.js';
 import { describeFailure } from './failure.js';
 import { onInterrupt } from './interrupt.js';
 import { buildProgram } from './program.js';
-import { withResume } from './resume.js';
+import { withRerun, withResume } from './resume.js';
 import { Session } from './session.js';
 
 /** Run the CLI on `argv` (as `process.argv`) and return the exit code; never throws. */
@@ -16,12 +16,11 @@ export async function run(argv: string[]): Promise<ExitCode> {
   } catch (error) {
     // Commander has already printed its message (or the help / version asked for).
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    const failure = withResume(
-      describeFailure(error, interrupt.signal.aborted, { baseURL: session.serviceAddress, videoId: session.job?.id }),
-      session.job,
-      error,
-      session.resumeContext,
-    );
+    const described = describeFailure(error, interrupt.signal.aborted, { baseURL: session.serviceAddress, videoId: session.job?.id });
+    const failure =
+      session.rerun !== undefined
+        ? withRerun(described, argv.slice(2), session.rerun.videoIds)
+        : withResume(described, session.job, error, session.resumeContext);
     session.fail(failure);
     return failure.exitCode;
   } finally {

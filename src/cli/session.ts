@@ -29,6 +29,11 @@ export class Session {
   allowInsecureHttp = false;
   /** The job this run created or follows, once it exists: a failure then says how to go on (resume.ts). */
   job: TrackedJob | undefined;
+  /**
+   * A run that records its jobs in a manifest (long audio) and has begun, with the job ids seen so far:
+   * a failure then says to run the same command again.
+   */
+  rerun: { videoIds: string[] } | undefined;
   /** The whole create request went out: a failure before its answer may still leave a job on the service. */
   uploadSent = false;
   /** Whether the command was given --force (the suggested download keeps it). */

@@ -3,6 +3,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { APIUserAbortError, AvatarVideoError, RateLimitError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues } from '../schemas.js';
+import { throwForStatus } from './api-error.js';
 import type { Logger } from './logger.js';
 import { isSensitiveHeader, scrub, scrubValue } from './redact.js';
 import { followRedirects, resolveRedirects, withoutCredentials } from './redirect.js';
@@ -18,7 +19,6 @@ import {
   requestId,
   type SentResponse,
   send,
-  throwForStatus,
   toConnectionError,
 } from './transport.js';
 

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { APIConnectionError, APIError, AvatarVideoError, DownloadIntegrityError } from '../errors.js';
+import { diskError } from '../internal/disk-error.js';
 import type { Transport } from '../internal/http-client.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
@@ -250,10 +251,4 @@ async function verify(state: Transfer): Promise<void> {
   } catch (error) {
     throw broken(`the file is not a whole MP4: ${(error as Error).message}`);
   }
-}
-
-/** A failure of the disk (full, read-only, gone) as an SDK error naming the destination; others pass through. */
-function diskError(error: unknown, path: string): unknown {
-  if (error instanceof AvatarVideoError || !(error instanceof Error) || !('syscall' in error)) return error;
-  return new AvatarVideoError(`Could not save ${path}: ${error.message}`, { cause: error });
 }

@@ -12,8 +12,8 @@ const SLOW_SYNC_WRITE_MS = 20;
 const SLOW_WRITES_BEFORE_ASYNC = 3;
 /**
  * Bytes written between background flushes. Flushing as we go lets the disk work while the network
- * does, so the fsync before the rename has little left to write (1 GiB: ~430 ms at the end otherwise).
- * On this project's bench, 8 MiB beat 2, 4, 16 and 32 MiB (1 GiB in 800 ms against 830–890 ms).
+ * does, so the fsync before the rename has little left to write. 8 MiB: a few flushes for a 5-40 MB
+ * video, each large enough that its fixed cost does not matter.
  */
 const FLUSH_EVERY_BYTES = 8 << 20;
 /** In async mode, bytes queued before `write` asks the reader to pause. */
@@ -22,10 +22,10 @@ const MAX_QUEUED_BYTES = 4 << 20;
 /**
  * A hidden temporary file next to the destination, renamed over it only once complete.
  *
- * Why writes start synchronous: on this project's bench (1 GiB over loopback, see bench/download.ts),
- * writing each network chunk with `writeSync` while it is still in the CPU cache ran at about twice the
- * speed of `pipeline` into `createWriteStream`, with less CPU, and beat batched async `writev`, whose
- * thread hand-off and cold buffers cost more than the write itself. So that a slow disk cannot hold the event
+ * Why writes start synchronous: writing each network chunk with `writeSync` while it is still in the CPU
+ * cache skips the thread-pool hand-off of an async write, which for a chunk in the page cache costs more
+ * than the write itself (bench/download.ts compares the SDK with `pipeline` into `createWriteStream` and
+ * prints throughput and CPU per GiB for both). So that a slow disk cannot hold the event
  * loop for long, {@link SLOW_WRITES_BEFORE_ASYNC} writes slower than {@link SLOW_SYNC_WRITE_MS} switch
  * the rest of the file to async writes, one `writev` at a time, with backpressure.
  */

@@ -1,6 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
-import type { Transport } from '../internal/http-client.js';
+import type { StreamOptions, Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
@@ -9,6 +9,7 @@ import { generateBatch } from '../lib/batch/generate-batch.js';
 import { withJobPermit } from '../lib/batch/permit.js';
 import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
+import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../lib/errors.js';
 import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
@@ -108,11 +109,7 @@ export class Videos {
    */
   async content(id: string, options: RequestOptions = {}): Promise<VideoContent> {
     const transport = this.#transport;
-    const start = transport.url(apiPath`v1/videos/${id}/content`);
-    const headers = { ...options.headers, accept: 'video/mp4, */*' };
-    const response = await transport.withRetries('read', options, () =>
-      transport.get(start, { headers, timeout: options.timeout, signal: options.signal }),
-    );
+    const response = await this.#askForContent(id, options, (start, settings) => transport.get(start, settings));
     const length = Number(header(response.headers, 'content-length'));
     const body = withSDKErrors(
       response.body,
@@ -133,13 +130,15 @@ export class Videos {
    * (anyone holding it can fetch the video) and may expire: ask again rather than storing it.
    */
   async contentURL(id: string, options: ContentURLOptions = {}): Promise<string> {
-    const transport = this.#transport;
-    const start = transport.url(apiPath`v1/videos/${id}/content`);
-    const headers = { ...options.headers, accept: 'video/mp4, */*' };
-    const url = await transport.withRetries('read', options, () =>
-      transport.resolveRedirect(start, { headers, timeout: options.timeout, signal: options.signal }),
-    );
+    const url = await this.#askForContent(id, options, (start, settings) => this.#transport.resolveRedirect(start, settings));
     return url.href;
+  }
+
+  /** Ask the content endpoint of `id` for the MP4, with the read retries: `ask` follows or resolves the redirect. */
+  #askForContent<T>(id: string, options: RequestOptions, ask: (start: URL, settings: StreamOptions) => Promise<T>): Promise<T> {
+    const start = this.#transport.url(apiPath`v1/videos/${id}/content`);
+    const settings = { headers: { ...options.headers, accept: 'video/mp4, */*' }, timeout: options.timeout, signal: options.signal };
+    return this.#transport.withRetries('read', options, () => ask(start, settings));
   }
 
   /**
@@ -161,24 +160,38 @@ export class Videos {
    * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
    * `waitTimeout` bounds the wait. Jobs of one client share one adaptive limit on how many run at once (it starts
    * at 2 and grows while the service keeps up): a call beyond it waits for a place before creating anything, and
-   * that wait counts against neither `timeout` nor `waitTimeout`.
+   * that wait counts against neither `timeout` nor `waitTimeout`. When the wait stops for another reason (an
+   * abort, a 401), a warning names the job, which keeps running on the service.
    */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
     const { create, wait } = splitCreateAndWait(options);
     // A permit of the client's limiter covers the job's life, create to end.
     return withJobPermit(this.#limiter, options.signal, async () => {
       const created = await this.#createJob(params, create);
-      return waitForVideo(this.#transport, created.video.id, wait, created);
+      const { id } = created.video;
+      try {
+        return await waitForVideo(this.#transport, id, wait, created);
+      } catch (error) {
+        // A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed.
+        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
+          this.#transport.logger.warn(
+            `video ${id} was created, but the wait for it stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
+          );
+        }
+        throw error;
+      }
     });
   }
 
   /**
-   * Save a COMPLETE video to `path`. Bytes go to a temporary file beside `path`, are checked against
-   * the announced size, flushed to disk, then renamed over `path`: a failed or aborted download never
-   * leaves a partial file there, nor touches a file already there. A dropped connection is resumed
-   * with a byte range. For piping elsewhere (S3, an HTTP response), use `content`.
+   * Save a COMPLETE video to `path`. Bytes go to a temporary file beside `path`, are checked (the announced
+   * size, a type that is not a document, an MP4 whose top-level boxes add up), flushed to disk, then renamed
+   * over `path`: a failed or aborted download never leaves a partial file there, nor touches a file already
+   * there. A dropped connection is resumed with a byte range only when the first answer proved which file it
+   * is; otherwise it starts over. For piping elsewhere (S3, an HTTP response), use `content`.
    * @param video An id (its status is checked first), or a video already COMPLETE.
    * @throws VideoNotReadyError when the video is not COMPLETE; nothing is downloaded.
+   * @throws DownloadIntegrityError when what arrived is not the video (`reason`, `videoId`, `requestId`).
    */
   download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult> {
     return downloadVideo(this.#transport, (id, opts) => this.retrieve(id, opts), video, path, options);

@@ -52,76 +52,15 @@ export interface MockOrigins {
 }
 
 type Resolver = (request: Request, url: URL, id: string) => Response | Promise<Response>;
+type RouteParams = Record<string, string | readonly string[] | undefined>;
 
 export function createHandlers(state: MockState, origins: MockOrigins): HttpHandler[] {
   const api = origins.api.replace(/\/+$/, '');
   const cdn = origins.cdn.replace(/\/+$/, '');
-
-  // Shared front door of every route: record, inject, authenticate, stamp the request id.
-  const route =
-    (origin: 'api' | 'cdn', resolver: Resolver) =>
-    async ({ request, params }: { request: Request; params: Record<string, string | readonly string[] | undefined> }) => {
-      const url = new URL(request.url);
-      const key = request.headers.get('x-api-key');
-      const valid = key === state.options.apiKey;
-      const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => {
-        headers[name] = name === 'x-api-key' ? '[redacted]' : value;
-      });
-      const record: RecordedRequest = {
-        origin,
-        method: request.method,
-        path: url.pathname,
-        hasApiKey: key !== null,
-        apiKeyValid: valid,
-        headers,
-      };
-      state.requests.push(record);
-      const answer = async (): Promise<Response> => {
-        const injected = state.takeFailure(request.method, url.pathname);
-        if (injected) return injectedResponse(injected);
-        if (origin === 'api' && /^\/v1(\/|$)/.test(url.pathname) && !valid) {
-          return key === null
-            ? errorResponse('missing_api_key', 'Send your API key in the x-api-key header.')
-            : errorResponse('invalid_api_key', 'The API key in x-api-key is not valid.');
-        }
-        return resolver(request, url, typeof params.id === 'string' ? params.id : '');
-      };
-      try {
-        const response = withRequestId(await answer());
-        record.status = response.status;
-        return response;
-      } catch (error) {
-        record.status = 500; // what node-server.ts answers for a handler that threw
-        throw error;
-      }
-    };
-
-  const findVideo = (id: string): MockVideo | Response =>
-    state.getVideo(id) ?? errorResponse('video_not_found', `No video with id '${id}'.`);
-
+  const route = (origin: RecordedRequest['origin'], resolver: Resolver) => frontDoor(state, origin, resolver);
   const toCdn = (video: MockVideo) => `${cdn}/files/${video.id}.mp4?sig=${state.sign(video.id)}`;
   const redirect = (location: string) => new Response(null, { status: state.options.redirectStatus, headers: { location } });
-
-  // The content route and the hop share this: only a COMPLETE video has a file to point at.
-  const completeVideo = (id: string): MockVideo | Response => {
-    const video = findVideo(id);
-    if (video instanceof Response || video.status === 'COMPLETE') return video;
-    return errorResponse('video_not_ready', `Video '${id}' is ${video.status}; its content can be downloaded only once it is COMPLETE.`);
-  };
-
-  const serveCdn: Resolver = async (request, url) => {
-    if (request.headers.has('x-api-key')) {
-      return errorResponse('credentials_forwarded', 'This CDN request carried x-api-key. Credentials must not be sent to another origin.');
-    }
-    const id = /^\/files\/(.+)\.mp4$/.exec(url.pathname)?.[1] ?? '';
-    const video = state.getVideo(id);
-    if (!video) return errorResponse('not_found', `No file at ${url.pathname}.`);
-    if (!state.verify(id, url.searchParams.get('sig')))
-      return errorResponse('invalid_signature', 'The sig query parameter is missing or was not issued for this file.');
-    const fixture = video.aspect_ratio === '9:16' ? PORTRAIT_MP4 : LANDSCAPE_MP4;
-    return serveFile(request, await state.output(id, () => renderOutput(fixture, state.audioSeconds(id) ?? 1, id)));
-  };
+  const serveFromCdn: Resolver = (request, url) => serveCdn(state, request, url);
   const notFound: Resolver = (request, url) => errorResponse('not_found', `No route for ${request.method} ${url.pathname}.`);
 
   return [
@@ -136,14 +75,14 @@ export function createHandlers(state: MockState, origins: MockOrigins): HttpHand
     http.get(
       `${api}/v1/videos/:id`,
       route('api', (_request, _url, id) => {
-        const video = findVideo(id);
+        const video = findVideo(state, id);
         return video instanceof Response ? video : withPollHint(jsonResponse(video), state, video);
       }),
     ),
     http.get(
       `${api}/v1/videos/:id/content`,
       route('api', (_request, _url, id) => {
-        const video = completeVideo(id);
+        const video = completeVideo(state, id);
         if (video instanceof Response) return video;
         return redirect(state.options.sameOriginHop ? `${api}/v1/videos/${encodeURIComponent(id)}/content/hop` : toCdn(video));
       }),
@@ -151,15 +90,86 @@ export function createHandlers(state: MockState, origins: MockOrigins): HttpHand
     http.get(
       `${api}/v1/videos/:id/content/hop`,
       route('api', (_request, _url, id) => {
-        const video = completeVideo(id);
+        const video = completeVideo(state, id);
         return video instanceof Response ? video : redirect(toCdn(video));
       }),
     ),
-    http.get(`${cdn}/files/:name`, route('cdn', serveCdn)),
-    http.head(`${cdn}/files/:name`, route('cdn', serveCdn)),
+    http.get(`${cdn}/files/:name`, route('cdn', serveFromCdn)),
+    http.head(`${cdn}/files/:name`, route('cdn', serveFromCdn)),
     http.all(`${api}/*`, route('api', notFound)),
     http.all(`${cdn}/*`, route('cdn', notFound)),
   ];
+}
+
+/** The shared front door of every route: record, inject, authenticate, stamp the request id. */
+function frontDoor(state: MockState, origin: RecordedRequest['origin'], resolver: Resolver) {
+  return async ({ request, params }: { request: Request; params: RouteParams }): Promise<Response> => {
+    const url = new URL(request.url);
+    const key = request.headers.get('x-api-key');
+    const valid = key === state.options.apiKey;
+    const record = recordRequest(state, origin, request, url, valid);
+    const answer = async (): Promise<Response> => {
+      const injected = state.takeFailure(request.method, url.pathname);
+      if (injected) return injectedResponse(injected);
+      if (origin === 'api' && /^\/v1(\/|$)/.test(url.pathname) && !valid) {
+        return key === null
+          ? errorResponse('missing_api_key', 'Send your API key in the x-api-key header.')
+          : errorResponse('invalid_api_key', 'The API key in x-api-key is not valid.');
+      }
+      return resolver(request, url, typeof params.id === 'string' ? params.id : '');
+    };
+    try {
+      const response = withRequestId(await answer());
+      record.status = response.status;
+      return response;
+    } catch (error) {
+      record.status = 500; // what node-server.ts answers for a handler that threw
+      throw error;
+    }
+  };
+}
+
+/** Keep the request in `state.requests`, the key redacted; its status is filled in once answered. */
+function recordRequest(state: MockState, origin: RecordedRequest['origin'], request: Request, url: URL, apiKeyValid: boolean) {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = name === 'x-api-key' ? '[redacted]' : value;
+  });
+  const record: RecordedRequest = {
+    origin,
+    method: request.method,
+    path: url.pathname,
+    hasApiKey: request.headers.has('x-api-key'),
+    apiKeyValid,
+    headers,
+  };
+  state.requests.push(record);
+  return record;
+}
+
+function findVideo(state: MockState, id: string): MockVideo | Response {
+  return state.getVideo(id) ?? errorResponse('video_not_found', `No video with id '${id}'.`);
+}
+
+/** The content route and the hop share this: only a COMPLETE video has a file to point at. */
+function completeVideo(state: MockState, id: string): MockVideo | Response {
+  const video = findVideo(state, id);
+  if (video instanceof Response || video.status === 'COMPLETE') return video;
+  return errorResponse('video_not_ready', `Video '${id}' is ${video.status}; its content can be downloaded only once it is COMPLETE.`);
+}
+
+/** The file host: no key, a signature it issued, then the job's rendered MP4 (byte ranges in cdn.ts). */
+async function serveCdn(state: MockState, request: Request, url: URL): Promise<Response> {
+  if (request.headers.has('x-api-key')) {
+    return errorResponse('credentials_forwarded', 'This CDN request carried x-api-key. Credentials must not be sent to another origin.');
+  }
+  const id = /^\/files\/(.+)\.mp4$/.exec(url.pathname)?.[1] ?? '';
+  const video = state.getVideo(id);
+  if (!video) return errorResponse('not_found', `No file at ${url.pathname}.`);
+  if (!state.verify(id, url.searchParams.get('sig')))
+    return errorResponse('invalid_signature', 'The sig query parameter is missing or was not issued for this file.');
+  const fixture = video.aspect_ratio === '9:16' ? PORTRAIT_MP4 : LANDSCAPE_MP4;
+  return serveFile(request, await state.output(id, () => renderOutput(fixture, state.audioSeconds(id) ?? 1, id)));
 }
 
 /**

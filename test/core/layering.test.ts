@@ -18,6 +18,7 @@ function specifiers(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   return [
     ...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
     ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
   ].map((match) => match[1] as string);
 }
@@ -65,6 +66,11 @@ describe('layers', () => {
     const upward = [...graph].filter(
       ([file, deps]) => /^(lib|internal)\//.test(file) && deps.some((dep) => dep === 'client.ts' || dep.startsWith('resources/')),
     );
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps internal/ below lib/: nothing in internal/ imports lib/', () => {
+    const upward = [...graph].filter(([file, deps]) => file.startsWith('internal/') && deps.some((dep) => dep.startsWith('lib/')));
     expect(upward).toEqual([]);
   });
 

@@ -1,15 +1,11 @@
-import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
-import type { ConcurrencyLimiter } from '../../internal/concurrency-limiter.js';
+import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
+import { diskError } from '../../internal/disk-error.js';
 import type { RequestOptions } from '../../internal/request-options.js';
-import { openSource } from '../../internal/source.js';
+import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
-import type { Uploadable } from '../../uploads.js';
 import { jobOutcome } from '../batch/permit.js';
 import type { DownloadOptions, DownloadResult } from '../download.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
@@ -18,14 +14,15 @@ import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
 import { joinVideos } from './join-videos.js';
-import { type LongManifest, ManifestWriter, readManifest, type SegmentRecord, sha256File } from './manifest.js';
+import type { ManifestWriter, SegmentRecord } from './manifest.js';
 import { pinOneShotInputs } from './pin-inputs.js';
-import { splitAudio } from './split-audio.js';
+import { prepareWorkFolder, type WorkFolder } from './work-folder.js';
 
 /**
  * Options of `videos.generateLong`. The wait options (`pollInterval`, `maxPollInterval`, `waitTimeout`) apply to
- * each segment's job; the request options (`timeout`, `maxRetries`, `maxRetryDelay`, `headers`) to each request,
- * as on `create`; `signal` stops the whole run.
+ * each segment's job; the request options (`timeout`, `maxRetries`, `maxRetryDelay`, `headers`) to each segment's
+ * create, and `timeout` and `maxRetries` to its download, as on `generate` (the polls keep the client's);
+ * `signal` stops the whole run.
  */
 export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'waitTimeout'>, Omit<RequestOptions, 'signal'> {
   /**
@@ -108,11 +105,15 @@ export async function generateLong(
   limiter: ConcurrencyLimiter,
 ): Promise<GenerateLongResult> {
   // Streams are read twice below (checked, then split or uploaded): spool them once first.
-  const pinned = await pinOneShotInputs(params);
   try {
-    return await generatePinned(videos, pinned.params, options, limiter);
-  } finally {
-    await pinned.dispose();
+    const pinned = await pinOneShotInputs(params);
+    try {
+      return await generatePinned(videos, pinned.params, options, limiter);
+    } finally {
+      await pinned.dispose();
+    }
+  } catch (error) {
+    throw diskError(error, typeof options.output === 'string' ? resolve(options.output) : 'the long video');
   }
 }
 
@@ -122,81 +123,64 @@ async function generatePinned(
   options: GenerateLongOptions,
   limiter: ConcurrencyLimiter,
 ): Promise<GenerateLongResult> {
-  const { output, concurrency = 3, maxSegmentSeconds = 60, maxSegmentAttempts = 2, keepWorkDir = false, onProgress, signal } = options;
-  const waitOptions: WaitOptions = {
-    pollInterval: options.pollInterval,
-    maxPollInterval: options.maxPollInterval,
-    waitTimeout: options.waitTimeout,
-    signal,
-  };
-  const requestOptions: RequestOptions = {
-    timeout: options.timeout,
-    maxRetries: options.maxRetries,
-    maxRetryDelay: options.maxRetryDelay,
-    headers: options.headers,
-    signal,
-  };
+  const { output, concurrency = 3, maxSegmentSeconds = 60, keepWorkDir = false, signal } = options;
+  const { waitOptions, requestOptions } = callOptions(options);
   // Formats and the visual reference are checked once; the audio may be as long as it likes here.
   const checked = await validateCreateParams(params, { maxAudioSeconds: Number.POSITIVE_INFINITY });
   if ((checked.audio.durationSeconds ?? 0) <= maxSegmentSeconds) {
     const { video, path, bytes } = await videos.generate(params, { ...requestOptions, ...waitOptions, output });
-    onProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
+    options.onProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
     return { path, bytes, durationSeconds: checked.audio.durationSeconds ?? 0, segments: [video] };
   }
 
   const outputPath = resolve(output);
   const workDir = resolve(options.workDir ?? join(dirname(outputPath), `.${basename(outputPath)}.parts`));
-  await mkdir(workDir, { recursive: true });
-  const visualField = params.video_reference !== undefined ? 'video_reference' : 'image_reference';
-  const audioPath = await materialise(params.audio_reference, join(workDir, 'input-audio'));
-  const visualPath = await materialise(params[visualField] as Uploadable, join(workDir, 'input-visual'));
-  const model = params.model ? { model: params.model } : {};
-  const segmentParams = (audio: string): VideoCreateParams =>
-    visualField === 'video_reference'
-      ? { audio_reference: audio, video_reference: visualPath, ...model }
-      : { audio_reference: audio, image_reference: visualPath, ...model };
-  const input: LongManifest['input'] = {
-    audioSha256: await sha256File(audioPath),
-    visualSha256: await sha256File(visualPath),
-    visualField,
-    model: params.model ?? null,
-    maxSegmentSeconds,
+  const folder = await prepareWorkFolder(workDir, params, maxSegmentSeconds, signal);
+  const report = progressReporter(folder.writer, options.onProgress);
+  report('split');
+  const run: LongRun = {
+    ...folder,
+    videos,
+    limiter,
+    waitOptions,
+    requestOptions,
+    downloadOptions: { signal, timeout: options.timeout, maxRetries: options.maxRetries },
+    maxSegmentAttempts: options.maxSegmentAttempts ?? 2,
+    live: new Map(),
+    report,
   };
+  const results = await runPool(folder.writer.manifest.segments, Math.max(1, concurrency), (segment) => runSegment(run, segment));
+  report('join');
+  const joined = await joinVideos(
+    folder.writer.manifest.segments.map((s) => join(workDir, s.video ?? '')),
+    outputPath,
+    { signal, metadata: { segmentIds: results.map((v) => v.id) } },
+  );
+  if (!keepWorkDir) await rm(workDir, { recursive: true, force: true });
+  report('done');
+  return { path: joined.path, bytes: joined.bytes, durationSeconds: joined.durationSeconds, segments: results };
+}
 
-  const existing = await readManifest(workDir);
-  if (existing && JSON.stringify(existing.input) !== JSON.stringify(input)) {
-    throw new AvatarVideoError(
-      `${workDir} holds the jobs of a different long video (other audio, visual reference, model or segment length). Use another workDir, or remove it to start over.`,
-    );
-  }
-  const writer = new ManifestWriter(workDir, existing ?? { version: 1, input, segments: [] });
-  if (!existing || !(await segmentsIntact(workDir, existing))) {
-    const split = await splitAudio(audioPath, { maxSegmentSeconds, outputDir: join(workDir, 'audio'), signal });
-    const records = await Promise.all(
-      split.segments.map(async (segment): Promise<SegmentRecord> => {
-        const sha = await sha256File(segment.path);
-        const previous = existing?.segments[segment.index];
-        // Splitting is deterministic; a record is reused only for the very same segment audio.
-        if (previous && previous.audioSha256 === sha) return previous;
-        return {
-          index: segment.index,
-          audio: relative(workDir, segment.path),
-          audioSha256: sha,
-          startSeconds: segment.startSeconds,
-          durationSeconds: segment.durationSeconds,
-          jobId: null,
-          status: 'pending',
-          attempts: 0,
-          video: null,
-          bytes: null,
-          error: null,
-        };
-      }),
-    );
-    writer.manifest.segments = records;
-    await writer.save();
-  }
-  const report = (phase: LongProgress['phase'], live = new Map<number, number>()) => {
+/** The options of each segment's wait and of each request, picked from the run's options. */
+function callOptions(options: GenerateLongOptions): { waitOptions: WaitOptions; requestOptions: RequestOptions } {
+  const { signal } = options;
+  return {
+    waitOptions: { pollInterval: options.pollInterval, maxPollInterval: options.maxPollInterval, waitTimeout: options.waitTimeout, signal },
+    requestOptions: {
+      timeout: options.timeout,
+      maxRetries: options.maxRetries,
+      maxRetryDelay: options.maxRetryDelay,
+      headers: options.headers,
+      signal,
+    },
+  };
+}
+
+type ReportProgress = (phase: LongProgress['phase'], live?: Map<number, number>) => void;
+
+/** Overall progress from the manifest and the live progress (0 to 90) of the segments whose job runs. */
+function progressReporter(writer: ManifestWriter, onProgress: GenerateLongOptions['onProgress']): ReportProgress {
+  return (phase, live = new Map<number, number>()) => {
     if (!onProgress) return;
     const total = writer.manifest.segments.reduce((sum, s) => sum + s.durationSeconds, 0) || 1;
     let done = 0;
@@ -213,121 +197,90 @@ async function generatePinned(
     const fraction = phase === 'done' ? 1 : SPLIT_SHARE + done * (1 - SPLIT_SHARE - JOIN_SHARE) + (phase === 'join' ? JOIN_SHARE / 2 : 0);
     onProgress({ phase, fraction, segments });
   };
-
-  report('split');
-
-  const live = new Map<number, number>();
-  const runSegment = async (segment: SegmentRecord): Promise<Video> => {
-    if (segment.status === 'downloaded' && segment.jobId && (await sizeMatches(join(workDir, segment.video ?? ''), segment.bytes))) {
-      return videos.retrieve(segment.jobId, requestOptions);
-    }
-    for (;;) {
-      if (signal?.aborted) throw new APIUserAbortError('Generation was aborted.', { cause: signal.reason });
-      // The client's limiter counts the segment's job from create to end; a job already made just joins the count.
-      const permit = segment.jobId === null ? await limiter.acquire(signal) : limiter.adopt();
-      try {
-        if (segment.jobId === null) {
-          const created = await videos.create(segmentParams(join(workDir, segment.audio)), requestOptions);
-          segment.jobId = created.id;
-          segment.status = 'created';
-          await writer.save();
-        }
-        const jobId = segment.jobId;
-        try {
-          const video = await videos.waitForCompletion(jobId, {
-            ...waitOptions,
-            onProgress: (v) => {
-              live.set(segment.index, (v.progress ?? 0) * 0.9);
-              report('segments', live);
-            },
-          });
-          permit.release('completed');
-          const file = join(workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
-          await mkdir(dirname(file), { recursive: true });
-          const saved = await videos.download(video, file, { signal, timeout: options.timeout, maxRetries: options.maxRetries });
-          Object.assign(segment, { status: 'downloaded', video: relative(workDir, file), bytes: saved.bytes });
-          await writer.save();
-          live.delete(segment.index);
-          report('segments', live);
-          return video;
-        } catch (error) {
-          permit.release(jobOutcome(error));
-          if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) throw error;
-          const failure =
-            error instanceof VideoFailedError
-              ? { code: error.code ?? 'FAILED', message: error.message }
-              : { code: 'CANCELLED', message: 'the job was cancelled' };
-          Object.assign(segment, { jobId: null, status: 'failed', attempts: segment.attempts + 1, error: { jobId, ...failure } });
-          live.delete(segment.index);
-          await writer.save();
-          if (segment.attempts >= maxSegmentAttempts) throw new SegmentFailedError(segment, workDir, error);
-        }
-      } finally {
-        permit.release('unknown'); // does nothing once released with what the job taught
-      }
-    }
-  };
-
-  const results = await runPool(writer.manifest.segments, Math.max(1, concurrency), runSegment);
-  report('join');
-  const joined = await joinVideos(
-    writer.manifest.segments.map((s) => join(workDir, s.video ?? '')),
-    outputPath,
-    { signal, metadata: { segmentIds: results.map((v) => v.id) } },
-  );
-  if (!keepWorkDir) await rm(workDir, { recursive: true, force: true });
-  report('done');
-  return { path: joined.path, bytes: joined.bytes, durationSeconds: joined.durationSeconds, segments: results };
 }
 
-/** Run `task` over `items`, `limit` at a time. After a failure no new item starts, but those running finish (they are paid for). */
-async function runPool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await task(items[index] as T);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
-  return results;
+/** What every segment job of one long run shares. */
+interface LongRun extends WorkFolder {
+  videos: LongRunVideos;
+  limiter: ConcurrencyLimiter;
+  waitOptions: WaitOptions;
+  requestOptions: RequestOptions;
+  downloadOptions: DownloadOptions;
+  maxSegmentAttempts: number;
+  /** Live progress of the segments whose job runs, by index. */
+  live: Map<number, number>;
+  report: ReportProgress;
 }
 
-/** A path the segments can upload again and again: paths are used as they are, anything else is copied once. */
-async function materialise(input: Uploadable, target: string): Promise<string> {
-  if (typeof input === 'string') return resolve(input);
-  if (input instanceof URL && input.protocol === 'file:') return fileURLToPath(input);
-  const source = await openSource(input, basename(target));
-  try {
-    if (source.path) {
-      await copyFile(source.path, target);
-    } else {
-      // A Blob may be file-backed and large: stream it rather than read it whole.
-      await pipeline(Readable.from(source.toFile(basename(target), '').stream()), createWriteStream(target));
-    }
-  } finally {
-    await source.dispose();
+/**
+ * Bring one segment to a downloaded MP4: reuse it when an earlier run saved it, else take up its job or
+ * create one, again after a FAILED or CANCELLED job while attempts remain.
+ */
+async function runSegment(run: LongRun, segment: SegmentRecord): Promise<Video> {
+  const { signal } = run.requestOptions;
+  if (segment.status === 'downloaded' && segment.jobId && (await sizeMatches(join(run.workDir, segment.video ?? ''), segment.bytes))) {
+    return run.videos.retrieve(segment.jobId, run.requestOptions);
   }
-  return target;
-}
-
-async function segmentsIntact(workDir: string, manifest: LongManifest): Promise<boolean> {
-  if (manifest.segments.length === 0) return false;
-  for (const segment of manifest.segments) {
+  for (;;) {
+    if (signal?.aborted) throw new APIUserAbortError('Generation was aborted.', { cause: signal.reason });
+    // The client's limiter counts the segment's job from create to end; a job already made just joins the count.
+    const permit = segment.jobId === null ? await run.limiter.acquire(signal) : run.limiter.adopt();
     try {
-      if ((await sha256File(join(workDir, segment.audio))) !== segment.audioSha256) return false;
-    } catch {
-      return false;
+      if (segment.jobId === null) {
+        const created = await run.videos.create(run.segmentParams(join(run.workDir, segment.audio)), run.requestOptions);
+        segment.jobId = created.id;
+        segment.status = 'created';
+        await run.writer.save();
+      }
+      const jobId = segment.jobId;
+      try {
+        return await finishSegmentJob(run, segment, jobId, permit);
+      } catch (error) {
+        permit.release(jobOutcome(error));
+        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) throw error;
+        await recordFailedJob(run, segment, jobId, error);
+      }
+    } finally {
+      permit.release('unknown'); // does nothing once released with what the job taught
     }
   }
-  return true;
+}
+
+/** Wait for the segment's job, hand its permit back once it has ended well, then save its MP4 in the work folder. */
+async function finishSegmentJob(run: LongRun, segment: SegmentRecord, jobId: string, permit: Permit): Promise<Video> {
+  const video = await run.videos.waitForCompletion(jobId, {
+    ...run.waitOptions,
+    onProgress: (v) => {
+      run.live.set(segment.index, (v.progress ?? 0) * 0.9);
+      run.report('segments', run.live);
+    },
+  });
+  permit.release('completed');
+  const file = join(run.workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
+  await mkdir(dirname(file), { recursive: true });
+  const saved = await run.videos.download(video, file, run.downloadOptions);
+  Object.assign(segment, { status: 'downloaded', video: relative(run.workDir, file), bytes: saved.bytes });
+  await run.writer.save();
+  run.live.delete(segment.index);
+  run.report('segments', run.live);
+  return video;
+}
+
+/** Record a FAILED or CANCELLED job so that a rerun creates the segment again; throw once attempts run out. */
+async function recordFailedJob(
+  run: LongRun,
+  segment: SegmentRecord,
+  jobId: string,
+  error: VideoFailedError | VideoCancelledError,
+): Promise<void> {
+  const failure =
+    error instanceof VideoFailedError
+      ? { code: error.code ?? 'FAILED', message: error.message }
+      : { code: 'CANCELLED', message: 'the job was cancelled' };
+  Object.assign(segment, { jobId: null, status: 'failed', attempts: segment.attempts + 1, error: { jobId, ...failure } });
+  run.live.delete(segment.index);
+  await run.writer.save();
+  if (segment.attempts >= run.maxSegmentAttempts) throw new SegmentFailedError(segment, run.workDir, error);
 }
 
 async function sizeMatches(path: string, bytes: number | null): Promise<boolean> {
