@@ -27,7 +27,7 @@ try {
   // 2. `waitTimeout` bounds the whole wait; the error carries the last state seen. Waiting again is free.
   const stillRunning = await client.videos.waitForCompletion(id, { waitTimeout: 300, pollInterval: 100 }).catch((error) => {
     if (!(error instanceof WaitTimeoutError)) throw error;
-    console.log(`2. gave up after ${error.timeout} ms; last seen ${error.video?.status} at ${error.video?.progress}%`);
+    console.log(`2. gave up after ${error.waitTimeout} ms; last seen ${error.video?.status} at ${error.video?.progress}%`);
     return client.videos.waitForCompletion(id, { pollInterval: 250 });
   });
   console.log(`   waited again: ${stillRunning.status}`);

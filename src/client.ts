@@ -3,6 +3,7 @@ import { AvatarVideoError } from './errors.js';
 import { ConcurrencyLimiter } from './internal/concurrency-limiter.js';
 import { Transport } from './internal/http-client.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
+import { isLoopbackHost } from './internal/loopback.js';
 import type { RequestOptions } from './internal/request-options.js';
 import { Videos } from './resources/videos.js';
 import { VERSION } from './version.js';
@@ -37,8 +38,6 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
   dispatcher?: Dispatcher;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 function env(name: string): string | undefined {
   const value = typeof process !== 'undefined' ? process.env[name] : undefined;
   return value?.trim() || undefined;
@@ -55,7 +54,7 @@ function validateBaseURL(raw: string, allowInsecureHttp: boolean): URL {
     throw new AvatarVideoError(`baseURL must be http(s), got ${url.protocol}`);
   }
   if (url.username || url.password) throw new AvatarVideoError('baseURL must not contain credentials; pass apiKey instead.');
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname) && !allowInsecureHttp) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
     throw new AvatarVideoError(
       `baseURL ${url.origin} uses plain http, which would send the API key in clear. Use https, or set allowInsecureHttp: true.`,
     );

@@ -203,7 +203,7 @@ describe('deadline and abort', () => {
     const { clock, sleeps, now } = virtualClock();
     const error = await waitVirtually(client, 'vid_1', clock, { waitTimeout: 30_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
-    expect(error).toMatchObject({ timeout: 30_000, video: { id: 'vid_1', status: 'PROCESSING' } });
+    expect(error).toMatchObject({ waitTimeout: 30_000, video: { id: 'vid_1', status: 'PROCESSING' } });
     expect(now()).toBe(30_000);
     expect(sleeps.at(-1)).toBeLessThan(10_000);
   });

@@ -1,7 +1,5 @@
+import { isLoopbackHost } from '../internal/loopback.js';
 import type { Problem } from './usage-error.js';
-
-/** Hosts the SDK accepts over plain http without asking (the key never leaves the machine). */
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
  * The mistakes people make with a service address, said with the fix: no scheme (suggest https://),
@@ -21,7 +19,7 @@ export function baseUrlProblem(raw: string, source: string, allowInsecureHttp: b
   } catch {
     return undefined;
   }
-  if (url.protocol !== 'http:' || allowInsecureHttp || LOOPBACK.test(url.hostname)) return undefined;
+  if (url.protocol !== 'http:' || allowInsecureHttp || isLoopbackHost(url.hostname)) return undefined;
   return {
     code: 'insecure_base_url',
     message:

@@ -82,7 +82,7 @@ function restate(error: Error, context: FailureContext): Error {
     const seen = error.video
       ? `last seen ${error.video.status}${typeof error.video.progress === 'number' ? ` at ${error.video.progress}%` : ''}`
       : 'never seen';
-    message = `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.timeout / 1000).toFixed(3)} s (--timeout; ${seen}); the job keeps running on the service.`;
+    message = `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.waitTimeout / 1000).toFixed(3)} s (--timeout; ${seen}); the job keeps running on the service.`;
   }
   const refused = error instanceof APIConnectionError ? refusedAddress(error) : undefined;
   if (refused !== undefined) {

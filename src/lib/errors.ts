@@ -43,14 +43,14 @@ export class WaitTimeoutError extends AvatarVideoError {
   override name = 'WaitTimeoutError';
   /** The last state seen, or undefined when no poll succeeded. `cause` then holds the last poll's error. */
   readonly video: Video | undefined;
-  /** The deadline that passed, in milliseconds. */
-  readonly timeout: number;
+  /** The wait's deadline that passed (the `waitTimeout` option), in milliseconds. */
+  readonly waitTimeout: number;
 
-  constructor(id: string, video: Video | undefined, timeout: number, options?: { cause?: unknown }) {
+  constructor(id: string, video: Video | undefined, waitTimeout: number, options?: { cause?: unknown }) {
     const seen = video ? `last seen ${video.status}${typeof video.progress === 'number' ? ` at ${video.progress}%` : ''}` : 'never seen';
-    super(`Video ${id} did not finish within ${timeout} ms (${seen}).`, options);
+    super(`Video ${id} did not finish within ${waitTimeout} ms (waitTimeout; ${seen}); the job keeps running.`, options);
     this.video = video;
-    this.timeout = timeout;
+    this.waitTimeout = waitTimeout;
   }
 }
 
