@@ -8,12 +8,12 @@ import { sleep } from '../../internal/sleep.js';
 import { describeFailure } from '../../internal/transport.js';
 import type { Video } from '../../schemas.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
+import { jobOutcome } from '../job-permit.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import type { WaitOptions } from '../wait.js';
 import type { CheckedItem } from './check.js';
 import { failed } from './item-error.js';
 import type { LedgerEntry, LedgerWriter } from './ledger.js';
-import { jobOutcome } from './permit.js';
 import type { BatchItemResult } from './types.js';
 
 /** The few client operations a batch needs, passed in so that this layer never reaches for the client. */

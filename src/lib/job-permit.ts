@@ -1,5 +1,5 @@
-import type { ConcurrencyLimiter, JobOutcome, Permit } from '../../internal/concurrency-limiter.js';
-import { VideoCancelledError, VideoFailedError } from '../errors.js';
+import type { ConcurrencyLimiter, JobOutcome, Permit } from '../internal/concurrency-limiter.js';
+import { VideoCancelledError, VideoFailedError } from './errors.js';
 
 /** What a job's end teaches the concurrency policy: a rate-limited failure throttles, any other end shows there was room. */
 export function jobOutcome(error: unknown): JobOutcome {
