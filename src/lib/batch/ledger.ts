@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 
 /** The ledger's file name inside the output folder. */
 export const LEDGER_NAME = '.avatar-video-batch.jsonl';
@@ -30,18 +28,13 @@ export interface LedgerEntry {
 /** Read the ledger of `dir` (empty when there is none). A line torn by a crash is skipped. */
 export async function readLedger(dir: string): Promise<Map<string, LedgerEntry>> {
   const entries = new Map<string, LedgerEntry>();
-  let lines: AsyncIterable<string>;
-  try {
-    const stream = createReadStream(join(dir, LEDGER_NAME), 'utf8');
-    await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    });
-    lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return entries;
+  const handle = await open(join(dir, LEDGER_NAME), 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
     throw error;
-  }
+  });
+  if (!handle) return entries;
+  // readLines closes the handle once the lines are read (or the loop is left).
+  const lines = handle.readLines({ encoding: 'utf8' });
   for await (const line of lines) {
     const record = parseLine(line);
     if (record) entries.set(record.key, fold(record));
