@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { checkNoise, noisyProgress } from './progress.js';
+import { seededRandom } from './seeded-random.js';
 
 /** The video object exactly as the mock returns it (spec 2.1). `status` is a plain string so tests can force unknown values. */
 export interface MockVideo {
@@ -306,16 +307,4 @@ export class MockState {
     else live = { status: 'CANCELLED', progress: running };
     return { ...job.video, ...live, ...job.patch };
   }
-}
-
-/** mulberry32: a small, fast PRNG, so a seed gives the same failures every run. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

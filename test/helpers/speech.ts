@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { seededRandom } from '../../src/testing/seeded-random.js';
 
 /*
  * Speech-like test audio, deterministic from a seed: "phrases" of 1.5 to 7 s (two tones under a 4-5 Hz syllable
@@ -23,17 +24,8 @@ export interface SpeechLayout {
   pauses: Array<[number, number]>;
 }
 
-/** mulberry32: small, seedable, good enough to vary test signals. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seedable randomness for test signals (the mock's own PRNG). */
+export const random = seededRandom;
 
 export function speechLayout(seconds: number, options: SpeechOptions = {}): SpeechLayout {
   const sampleRate = options.sampleRate ?? 8000;
