@@ -95,8 +95,7 @@ describe('poll hint', () => {
     }
   });
 
-  // Needs the SDK to honour a hint shorter than pollInterval (src/lib/wait.ts, issue 13): without it the
-  // second poll comes 2 s after the first and finds the job done, so there are two polls.
+  // A hint shorter than pollInterval wins: with the 2 s default alone, the second poll would find the job done.
   it('an SDK wait with default options polls at the mock hint, not every 2 s', async () => {
     const s = await start({ processingMs: 600 });
     const client = new AvatarVideo({ apiKey: s.apiKey, baseURL: s.baseURL, logLevel: 'off' });
@@ -111,8 +110,7 @@ describe('poll hint', () => {
     }
   });
 
-  // Needs, besides the above, createAndWait (and generate) to take the hint of the create answer for the
-  // first sleep (src/lib/wait.ts / videos.ts, issue 13): without it that sleep is 2 s and one poll finds it done.
+  // The create answer's hint sets the first sleep too: without it that sleep is 2 s and one poll finds it done.
   it('createAndWait with default options follows the hint sent with the create answer', async () => {
     const s = await start({ processingMs: 600 });
     const client = new AvatarVideo({ apiKey: s.apiKey, baseURL: s.baseURL, logLevel: 'off' });

@@ -73,7 +73,7 @@ export const BETA = 0.7;
 /** Share kept after a rate-limited job failure: weaker evidence of too many jobs, so a smaller cut. */
 export const BETA_FAILED = 0.85;
 /** Steepness of the recovery curve, in jobs per (job duration)^3 (CUBIC's C). */
-export const CUBIC_C = 0.2;
+const CUBIC_C = 0.2;
 /** Growth in slow start per accepted create and per job that ends well. */
 const SLOW_START_STEP = 0.5;
 /** Growth in slow start per accepted create while no throttle of any kind has been seen: probe at once. */

@@ -7,7 +7,7 @@ import { MAX_ERROR_BYTES, type RawResponse, readText, type SentResponse } from '
 const MAX_TEXT_BODY = 2048;
 
 /** Parse an error body tolerantly: `{error:{code,message}}`, `{code,message}`, `{message}`, text or HTML. */
-export function parseErrorBody(text: string): { body: unknown; code: string | undefined; message: string | undefined } {
+function parseErrorBody(text: string): { body: unknown; code: string | undefined; message: string | undefined } {
   let body: unknown = text.length > MAX_TEXT_BODY ? `${text.slice(0, MAX_TEXT_BODY)}…` : text;
   try {
     body = JSON.parse(text);
@@ -36,7 +36,7 @@ export async function throwForStatus(response: SentResponse, signal: AbortSignal
 }
 
 /** Build the typed APIError for an error response. */
-export function makeAPIError(status: number, rawHeaders: RawResponse['headers'], text: string, secret: string): APIError {
+function makeAPIError(status: number, rawHeaders: RawResponse['headers'], text: string, secret: string): APIError {
   const parsed = parseErrorBody(scrub(text, secret));
   const { code, message } = parsed;
   const body = scrubValue(parsed.body, secret);

@@ -2,7 +2,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The ledger's file name inside the output folder. */
-export const LEDGER_NAME = '.avatar-video-batch.jsonl';
+const LEDGER_NAME = '.avatar-video-batch.jsonl';
 
 /**
  * One line of the ledger. Every state change of an item is written before it matters (`creating`
