@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -211,6 +212,87 @@ describe('resuming', () => {
       ['/files/vid_1.mp4?sig=2', `bytes=${MiB}-`, ETAG],
     ]);
     expect(cdn.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
+  });
+});
+
+/** One representation of the file as a host answers with it: the bytes and the validator headers. */
+interface Representation {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/**
+ * A file host that ignores If-Range: the first answer is `first`, cut after CUT bytes; a range request gets
+ * `partial` from the asked offset (with a Content-Range that fits our offset and total); a request without
+ * Range gets `whole`.
+ */
+const CUT = 100 * 1024;
+function fickleHost(first: Representation, partial: Representation, whole: Representation): Handler {
+  return (req, res, n) => {
+    const asked = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    const { body, headers } = n === 0 ? first : asked ? partial : whole;
+    const start = asked ? Number(asked[1]) : 0;
+    const range = asked ? { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` } : {};
+    res.writeHead(asked ? 206 : 200, { 'content-type': 'video/mp4', 'content-length': String(body.length - start), ...headers, ...range });
+    if (n > 0) return void res.end(body.subarray(start));
+    res.write(body.subarray(0, CUT), () => res.destroy());
+  };
+}
+
+describe("a resume continues the first answer's file, never another", () => {
+  const A = fakeMp4(512 * 1024);
+  const B = fakeMp4(A.length);
+  const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  const DATE_A = 'Wed, 21 Oct 2026 07:28:00 GMT';
+  const DATE_B = 'Thu, 22 Oct 2026 09:00:00 GMT';
+
+  it.each([
+    ['another strong ETag', { etag: '"a"' }, { etag: '"b"' }, '"a"'],
+    ['the weak form of the same ETag', { etag: '"a"' }, { etag: 'W/"a"' }, '"a"'],
+    ['no ETag when an ETag was the proof', { etag: '"a"' }, {}, '"a"'],
+    ['another Last-Modified', { 'last-modified': DATE_A }, { 'last-modified': DATE_B }, DATE_A],
+    ['no Last-Modified when that was the proof', { etag: 'W/"a"', 'last-modified': DATE_A }, { etag: 'W/"a"' }, DATE_A],
+  ])('starts over from byte 0 when the 206 carries %s, and saves that file whole', async (_case, first, partial, ifRange) => {
+    const { cdn, client } = await origins(
+      fickleHost({ body: A, headers: first }, { body: B, headers: partial }, { body: B, headers: { etag: '"b"' } }),
+    );
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const result = await client.videos.download('vid_1', target);
+    const saved = await readFile(target);
+    expect(sha256(saved)).toBe(sha256(B));
+    expect(sha256(saved)).not.toBe(sha256(Buffer.concat([A.subarray(0, CUT), B.subarray(CUT)])));
+    expect(result.bytes).toBe(B.length);
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined, `bytes=${CUT}-`, undefined]);
+    expect(cdn.requests[1]?.headers['if-range']).toBe(ifRange);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('resumes when the 206 carries the same strong ETag, asking for the range once', async () => {
+    const same = { body: A, headers: { etag: '"a"' } };
+    const { cdn, client } = await origins(fickleHost(same, same, { body: B, headers: { etag: '"b"' } }));
+    const target = join(dir, 'out.mp4');
+    await client.videos.download('vid_1', target);
+    expect(sha256(await readFile(target))).toBe(sha256(A));
+    expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined, `bytes=${CUT}-`]);
+  });
+
+  it('gives up with DownloadIntegrityError naming the mismatch once maxResumes is spent, leaving nothing', async () => {
+    // Every 200 is cut, every 206 is another file: the budget runs out on a mismatch.
+    const { cdn, client } = await origins((req, res, n) => {
+      const tag = { etag: `"v${n + 1}"` };
+      // A request without Range is answered as a first one (index 0): a 200 cut after CUT bytes.
+      fickleHost({ body: A, headers: tag }, { body: B, headers: tag }, { body: A, headers: tag })(req, res, req.headers.range ? n : 0);
+    });
+    const target = join(dir, 'out.mp4');
+    await writeFile(target, OLD);
+    const error = await client.videos.download('vid_1', target, { maxResumes: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DownloadIntegrityError);
+    expect((error as DownloadIntegrityError).reason).toMatch(/206 carries etag "v4", not the first answer's "v3"/);
+    // 200 cut, 206 refused, 200 from byte 0 cut again, 206 refused: the second cut's offset is the host's affair.
+    expect(cdn.requests.map((r) => r.headers.range !== undefined)).toEqual([false, true, false, true]);
+    expect(await readFile(target, 'utf8')).toBe(OLD);
+    expect(await leftovers()).toEqual([]);
   });
 });
 

@@ -45,7 +45,8 @@ export type RetrieveVideo = (id: string, options: RequestOptions) => Promise<Vid
 
 /**
  * What a first answer proved about the file. A resume asks for exactly this representation with `If-Range`
- * and accepts only a `Content-Range` that continues it; without a proof, a failed transfer starts over.
+ * and accepts only a 206 that carries the same validator and a `Content-Range` that continues it; without
+ * a proof, a failed transfer starts over.
  */
 interface Proof {
   /** Where the bytes came from after redirects: resumes go straight there. */
@@ -53,6 +54,8 @@ interface Proof {
   total: number;
   /** A strong ETag, or else Last-Modified. */
   validator: string;
+  /** The header the validator came from, which each 206 must repeat. */
+  source: 'etag' | 'last-modified';
 }
 
 /** What is known of the transfer in progress. */
@@ -185,6 +188,13 @@ async function accept(response: SentResponse, state: Transfer): Promise<void> {
   const broken = (reason: string) => new DownloadIntegrityError({ reason, videoId: state.id, requestId: state.requestId });
   if (contentType && NOT_VIDEO.test(contentType)) throw broken(`the answer's content type ${contentType} is not a video`);
   if (response.status === 206 && state.proof) {
+    // A host that ignores If-Range answers with whatever it has now: its validator tells, not its range.
+    // String equality is the strong comparison here: the proof is never weak, so `W/` on the 206 differs.
+    const { source, validator } = state.proof;
+    const carried = header(response.headers, source);
+    if (carried !== validator) {
+      throw broken(`the 206 carries ${source} ${carried ?? '(none)'}, not the first answer's ${validator}: another representation`);
+    }
     const range = header(response.headers, 'content-range');
     if (!continues(range, state.file.size, state.proof.total)) {
       throw broken(`Content-Range ${JSON.stringify(range)} does not continue byte ${state.file.size} of ${state.proof.total}`);
@@ -197,10 +207,11 @@ async function accept(response: SentResponse, state: Transfer): Promise<void> {
   const length = Number(header(response.headers, 'content-length'));
   const total = Number.isSafeInteger(length) && length >= 0 ? length : undefined;
   const etag = header(response.headers, 'etag');
-  const validator = etag && !etag.startsWith('W/') ? etag : header(response.headers, 'last-modified');
+  const source = etag && !etag.startsWith('W/') ? 'etag' : 'last-modified';
+  const validator = header(response.headers, source);
   state.total = total;
   state.contentType = contentType;
-  state.proof = total !== undefined && validator ? { url: response.url, total, validator } : undefined;
+  state.proof = total !== undefined && validator ? { url: response.url, total, validator, source } : undefined;
 }
 
 /** Whether a `Content-Range` value starts at `offset` and names `total` as the size. */
