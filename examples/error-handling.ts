@@ -43,7 +43,10 @@ function advice(error: unknown): string {
   if (error instanceof PermissionDeniedError) return `this key may not do that (${error.code})`;
   if (error instanceof NotFoundError) return 'no such video: check the id';
   if (error instanceof ConflictError) return 'not yet: the video is not in a state that allows this';
-  if (error instanceof BadRequestError || error instanceof UnprocessableEntityError) return `the service refused the input (${error.code})`;
+  // `details` names each refused field, e.g. `body.model`, when the service listed them.
+  if (error instanceof UnprocessableEntityError)
+    return `fix ${error.details.map((detail) => `${detail.location} (${detail.message})`).join(', ') || `the input: ${error.message}`}`;
+  if (error instanceof BadRequestError) return `the service refused the input (${error.code})`;
   if (error instanceof InternalServerError) return 'the service failed; a create is not retried, so check list() before creating again';
   if (error instanceof APIError) return `HTTP ${error.status} ${error.code}`;
   // No usable answer. Timeout before its parent, connection errors.
@@ -78,14 +81,14 @@ const cases: Array<[expected: new (...args: never[]) => Error, trigger: () => Pr
   [ConflictError, async () => client.videos.content((await processing()).id, { maxRetries: 0 })],
   [
     BadRequestError,
-    () => client.videos.create({ audio_reference: audio, image_reference: image, model: 'no-such-model' as never }, { validate: false }),
+    () =>
+      client.videos.create({ audio_reference: audio, image_reference: image, video_reference: new URL('presenter.mp4', media) } as never, {
+        validate: false,
+      }),
   ],
   [
     UnprocessableEntityError,
-    () => {
-      mock.failNext({ method: 'POST' }, { status: 422 }); // the mock's 422 is for durations, which local checks catch first
-      return processing();
-    },
+    () => client.videos.create({ audio_reference: audio, image_reference: image, model: 'no-such-model' }, { validate: false }),
   ],
   [
     RateLimitError,

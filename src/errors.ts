@@ -17,6 +17,19 @@ export class AvatarVideoError extends Error {
 /** Body of an error response, parsed tolerantly: JSON object, plain text, or an HTML page from a proxy. */
 export type ErrorBody = unknown;
 
+/**
+ * One problem named by a validation error body (FastAPI's `{"detail": [{loc, msg, type}]}`).
+ * For example `{ location: 'body.audio_reference', message: 'Field required', type: 'missing' }`.
+ */
+export interface APIErrorDetail {
+  /** Where the problem is: the `loc` path joined with `.`, e.g. `body.model` or `query.limit` (`''` when the body named none). */
+  location: string;
+  /** What is wrong, as the service said it, e.g. `Field required`. */
+  message: string;
+  /** Machine-readable kind of problem, e.g. `missing` or `literal_error`, when the body had one. */
+  type?: string;
+}
+
 export class APIError extends AvatarVideoError {
   override name = 'APIError';
   /** HTTP status code of the response. */
@@ -29,6 +42,11 @@ export class APIError extends AvatarVideoError {
   readonly headers: Record<string, string>;
   /** The parsed response body (JSON value, or text truncated to 2 KB). */
   readonly body: ErrorBody;
+  /**
+   * Each problem a validation body named (a `detail` array, as a 422 carries), in the body's order;
+   * the message lists the first 10. Empty when the body named none (including a `detail` that is a string).
+   */
+  readonly details: APIErrorDetail[];
 
   constructor(init: {
     status: number;
@@ -37,6 +55,7 @@ export class APIError extends AvatarVideoError {
     requestId?: string | undefined;
     headers: Record<string, string>;
     body: ErrorBody;
+    details?: APIErrorDetail[] | undefined;
   }) {
     super(init.message);
     this.status = init.status;
@@ -44,6 +63,7 @@ export class APIError extends AvatarVideoError {
     this.requestId = init.requestId;
     this.headers = init.headers;
     this.body = init.body;
+    this.details = init.details ?? [];
   }
 
   toJSON(): Record<string, unknown> {
@@ -55,6 +75,7 @@ export class APIError extends AvatarVideoError {
       requestId: this.requestId,
       headers: this.headers,
       body: this.body,
+      details: this.details,
     };
   }
 }
@@ -79,7 +100,10 @@ export class NotFoundError extends APIError {
 export class ConflictError extends APIError {
   override name = 'ConflictError';
 }
-/** 422: the input was understood but refused (a duration out of range). */
+/**
+ * 422: the input was refused: a part missing, a value outside what the service accepts (a model name, a list
+ * `limit` above 100), a duration out of range. `details` names each problem when the body listed them.
+ */
 export class UnprocessableEntityError extends APIError {
   override name = 'UnprocessableEntityError';
 }

@@ -147,6 +147,18 @@ describe('every error class from a real response', () => {
     expect(error.code).toBe('duration_out_of_range');
   });
 
+  it("422 UnprocessableEntityError with FastAPI's details for an unknown model (validation off)", async () => {
+    const error = await client.videos
+      // A model name the service does not know (the type allows future names; validation off lets it through).
+      .create({ audio_reference: wav(2), image_reference: image(), model: 'service-avatar-9' }, { validate: false })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.details).toEqual([
+      { location: 'body.model', message: "Input should be 'service-avatar-x' or 'service-video-1-latest'", type: 'literal_error' },
+    ]);
+    expect(error.message).toMatch(/^422: body\.model: Input should be 'service-avatar-x' or 'service-video-1-latest' \[request id req_/);
+  });
+
   it('429 RateLimitError with retryAfter after retries run out', async () => {
     mock.failNext({ path: '/v1/videos/vid_1' }, { status: 429, headers: { 'retry-after': '0' }, times: 3 });
     const error = await client.videos.retrieve('vid_1').catch((e) => e);

@@ -49,6 +49,16 @@ async function createOk(parts: Parts = { audio_reference: AUDIO, image_reference
   expect(res.status).toBe(200);
   return (await res.json()) as { id: string; [key: string]: unknown };
 }
+type Problem = { type: string; loc: (string | number)[]; msg: string; input: unknown };
+/** FastAPI's 422 body: `detail` entries, compared by type, loc and input (msg only for being there). */
+async function expectValidation(res: Response, expected: Omit<Problem, 'msg'>[]) {
+  expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]+$/);
+  const body = (await res.json()) as { detail: Problem[] };
+  expect(res.status).toBe(422);
+  expect(body.detail.map(({ type, loc, input }) => ({ type, loc, input }))).toEqual(expected);
+  for (const problem of body.detail) expect(problem.msg.length).toBeGreaterThan(0);
+  return body.detail.map((problem) => problem.msg);
+}
 async function expectError(res: Response, status: number, code: string) {
   expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]+$/);
   const body = (await res.json()) as { error: { code: string; message: string } };
@@ -94,9 +104,6 @@ describe('POST /v1/videos validation', () => {
       { audio_reference: AUDIO, image_reference: image, video_reference: REF_PORTRAIT_12S },
     ],
     ['no reference', 400, 'missing_visual_reference', { audio_reference: AUDIO }],
-    ['no audio', 400, 'missing_audio', { image_reference: image }],
-    ['bad model', 400, 'invalid_model', { audio_reference: AUDIO, image_reference: image, model: 'service-avatar-9' }],
-    ['reference as text', 400, 'expected_file', { audio_reference: AUDIO, image_reference: 'https://example.com/a.png' }],
     ['image as audio', 400, 'unsupported_format', { audio_reference: image, image_reference: image }],
     ['audio as image', 400, 'unsupported_format', { audio_reference: AUDIO, image_reference: AUDIO }],
     ['image as video', 400, 'unsupported_format', { audio_reference: AUDIO, video_reference: image }],
@@ -108,6 +115,41 @@ describe('POST /v1/videos validation', () => {
     const s = await start();
     await expectError(await create(parts), status, code);
     expect(s.creates).toBe(0);
+  });
+
+  it.each<[string, Parts, Omit<Problem, 'msg'>[]]>([
+    ['no audio', { image_reference: image }, [{ type: 'missing', loc: ['body', 'audio_reference'], input: null }]],
+    [
+      'bad model',
+      { audio_reference: AUDIO, image_reference: image, model: 'service-avatar-9' },
+      [{ type: 'literal_error', loc: ['body', 'model'], input: 'service-avatar-9' }],
+    ],
+    [
+      'reference as text',
+      { audio_reference: AUDIO, image_reference: 'https://example.com/a.png' },
+      [{ type: 'value_error', loc: ['body', 'image_reference'], input: 'https://example.com/a.png' }],
+    ],
+    [
+      "all declared problems in one answer, ahead of the service's own checks (the unknown field)",
+      { video_reference: 'clip.mp4', model: 'service-avatar-9', prompt: 'hi' },
+      [
+        { type: 'missing', loc: ['body', 'audio_reference'], input: null },
+        { type: 'value_error', loc: ['body', 'video_reference'], input: 'clip.mp4' },
+        { type: 'literal_error', loc: ['body', 'model'], input: 'service-avatar-9' },
+      ],
+    ],
+  ])("%s -> 422 in FastAPI's shape", async (_name, parts, expected) => {
+    const s = await start();
+    await expectValidation(await create(parts), expected);
+    expect(s.creates).toBe(0);
+  });
+
+  it('says what a model must be, as FastAPI words a literal', async () => {
+    await start();
+    const parts = { audio_reference: AUDIO, image_reference: PNG_PORTRAIT, model: 'service-avatar-9' };
+    expect(
+      await expectValidation(await create(parts), [{ type: 'literal_error', loc: ['body', 'model'], input: 'service-avatar-9' }]),
+    ).toEqual(["Input should be 'service-avatar-x' or 'service-video-1-latest'"]);
   });
 
   it('names the offending part in format and duration messages', async () => {
@@ -271,7 +313,17 @@ describe('GET /v1/videos', () => {
 
   it('rejects a bad limit and an unknown after', async () => {
     await start();
-    for (const limit of ['0', '101', 'ten', '']) await expectError(await api(`/v1/videos?limit=${limit}`), 400, 'invalid_limit');
+    const cases: [string, string][] = [
+      ['0', 'greater_than_equal'],
+      ['101', 'less_than_equal'],
+      ['ten', 'int_parsing'],
+      ['', 'int_parsing'],
+    ];
+    for (const [limit, type] of cases) {
+      await expectValidation(await api(`/v1/videos?limit=${limit}`), [{ type, loc: ['query', 'limit'], input: limit }]);
+    }
+    await createOk();
+    expect((await (await api('/v1/videos?limit=100')).json()).data).toHaveLength(1);
     await expectError(await api('/v1/videos?after=vid_nope'), 400, 'invalid_after');
   });
 });

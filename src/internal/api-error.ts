@@ -1,31 +1,80 @@
 // An error answer as the SDK's typed `APIError`: its body parsed tolerantly, the key scrubbed from all of it.
-import { type APIError, apiErrorClass, RateLimitError } from '../errors.js';
+import { type APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { parseRetryAfter } from './retry.js';
 import { MAX_ERROR_BYTES, type RawResponse, readText, type SentResponse } from './transport.js';
 
 const MAX_TEXT_BODY = 2048;
+/** Problems listed in the message; the rest are counted there, and all of them are on `details`. */
+const MAX_LISTED_DETAILS = 10;
+/** Longest problem in the message: a service echoing a large input must not make a large message. */
+const MAX_DETAIL_CHARS = 200;
 
-/** Parse an error body tolerantly: `{error:{code,message}}`, `{code,message}`, `{message}`, text or HTML. */
-function parseErrorBody(text: string): { body: unknown; code: string | undefined; message: string | undefined } {
-  let body: unknown = text.length > MAX_TEXT_BODY ? `${text.slice(0, MAX_TEXT_BODY)}…` : text;
+interface ParsedErrorBody {
+  body: unknown;
+  code: string | undefined;
+  message: string | undefined;
+  details: APIErrorDetail[];
+}
+
+const record = (value: unknown) =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/**
+ * Parse an error body tolerantly: `{error:{code,message}}`, `{code,message}`, `{message}`, FastAPI's
+ * `{detail}` (a string, or a list of `{loc,msg,type}`), text or HTML. The key is scrubbed from the text and
+ * again from every parsed string (JSON may spell it with escapes the text scrub cannot see); the message and
+ * details are read from the scrubbed value.
+ */
+function parseErrorBody(raw: string, secret: string): ParsedErrorBody {
+  const text = scrub(raw, secret);
+  let parsed: unknown;
   try {
-    body = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     const html = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
     const plain = html ?? (/^\s*</.test(text) ? undefined : text.trim().slice(0, 200));
-    return { body, code: undefined, message: plain || undefined };
+    const body = text.length > MAX_TEXT_BODY ? `${text.slice(0, MAX_TEXT_BODY)}…` : text;
+    return { body, code: undefined, message: plain || undefined, details: [] };
   }
-  const record = (value: unknown) =>
-    value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const body = scrubValue(parsed, secret);
   const top = record(body);
   const inner = record(top?.error) ?? top;
-  const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const details = readDetails(top?.detail);
   return {
     body,
     code: str(inner?.code) ?? str(inner?.type),
-    message: str(inner?.message) ?? str(top?.error) ?? str(top?.message) ?? str(top?.detail),
+    message: str(inner?.message) ?? str(top?.error) ?? str(top?.message) ?? str(top?.detail) ?? summarize(details),
+    details,
   };
+}
+
+/** FastAPI's validation entries as `details`: `loc` joined with '.', numbers included (`body.items.0`). */
+function readDetails(detail: unknown): APIErrorDetail[] {
+  const items = Array.isArray(detail) ? detail : record(detail) ? [detail] : [];
+  return items.flatMap((item): APIErrorDetail[] => {
+    const entry = record(item);
+    const loc = entry?.loc;
+    const location = Array.isArray(loc)
+      ? loc.filter((part) => typeof part === 'string' || typeof part === 'number').join('.')
+      : (str(loc) ?? '');
+    const message = str(entry?.msg) ?? str(entry?.message) ?? str(item) ?? '';
+    if (location === '' && message === '') return [];
+    const type = str(entry?.type);
+    return [type === undefined ? { location, message } : { location, message, type }];
+  });
+}
+
+/** `body.model: Input should be …; query.limit: …`, the first few problems, each clipped, then how many more. */
+function summarize(details: APIErrorDetail[]): string | undefined {
+  if (details.length === 0) return undefined;
+  const listed = details.slice(0, MAX_LISTED_DETAILS).map(({ location, message }) => {
+    const line = [location, message].filter((part) => part !== '').join(': ');
+    return line.length > MAX_DETAIL_CHARS ? `${line.slice(0, MAX_DETAIL_CHARS)}…` : line;
+  });
+  const more = details.length - listed.length;
+  return `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
 }
 
 /** Pass a 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
@@ -37,9 +86,7 @@ export async function throwForStatus(response: SentResponse, signal: AbortSignal
 
 /** Build the typed APIError for an error response. */
 function makeAPIError(status: number, rawHeaders: RawResponse['headers'], text: string, secret: string): APIError {
-  const parsed = parseErrorBody(scrub(text, secret));
-  const { code, message } = parsed;
-  const body = scrubValue(parsed.body, secret);
+  const { body, code, message, details } = parseErrorBody(text, secret);
   const headers = redactHeaders(rawHeaders, secret);
   const requestId = headers['x-request-id'] ?? headers['request-id'];
   const ErrorClass = apiErrorClass(status);
@@ -48,7 +95,7 @@ function makeAPIError(status: number, rawHeaders: RawResponse['headers'], text: 
     summary += ' (video references are a gated preview: ask for access to use video_reference, or send an image_reference)';
   }
   if (requestId) summary += ` [request id ${requestId}]`;
-  const error = new ErrorClass({ status, message: summary, code, requestId, headers, body });
+  const error = new ErrorClass({ status, message: summary, code, requestId, headers, body, details });
   if (error instanceof RateLimitError) error.retryAfter = parseRetryAfter(headers['retry-after']);
   return error;
 }

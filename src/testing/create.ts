@@ -1,6 +1,6 @@
 import { probeMedia } from '../lib/media/probe.js';
 import type { MediaFormat } from '../lib/media/types.js';
-import { errorResponse, jsonResponse } from './responses.js';
+import { errorResponse, jsonResponse, type MockValidationProblem, validationResponse } from './responses.js';
 import { imageSize, sniffFormat } from './sniff.js';
 import type { MockState } from './state.js';
 
@@ -73,7 +73,33 @@ async function readForm(request: Request): Promise<FormData> {
   }
 }
 
+/**
+ * What FastAPI checks before the service's own code runs: the declared parts, every problem at once,
+ * answered with 422 `{detail: [...]}` in the order the parts are declared.
+ */
+function checkDeclared(form: FormData): void {
+  const problems: MockValidationProblem[] = [];
+  const expected = MODELS.map((name) => `'${name}'`).join(' or ');
+  for (const field of FIELDS) {
+    const value = form.get(field);
+    const loc = ['body', field];
+    if (field === 'audio_reference' && value === null) {
+      problems.push({ type: 'missing', loc, msg: 'Field required', input: null });
+    } else if (field === 'model') {
+      if (value !== null && (typeof value !== 'string' || !MODELS.includes(value))) {
+        const input = typeof value === 'string' ? value : value.name;
+        problems.push({ type: 'literal_error', loc, msg: `Input should be ${expected}`, input, ctx: { expected } });
+      }
+    } else if (typeof value === 'string') {
+      const msg = "Value error, Expected UploadFile, received: <class 'str'>";
+      problems.push({ type: 'value_error', loc, msg, input: value, ctx: { error: {} } });
+    }
+  }
+  if (problems.length > 0) throw new Rejection(validationResponse(problems));
+}
+
 function checkFields(form: FormData) {
+  checkDeclared(form);
   const names = new Set<string>();
   form.forEach((_value, name) => {
     names.add(name);
@@ -82,28 +108,22 @@ function checkFields(form: FormData) {
   if (unknown !== undefined) reject('unknown_field', `Unknown form field '${unknown}'. Allowed fields: ${FIELDS.join(', ')}.`);
   const repeated = [...names].find((name) => form.getAll(name).length > 1);
   if (repeated !== undefined) reject('duplicate_field', `The form field '${repeated}' was sent more than once.`);
-  const image = form.get('image_reference');
-  const video = form.get('video_reference');
-  const audio = form.get('audio_reference');
-  const model = form.get('model') ?? 'service-avatar-x';
+  // checkDeclared let through only files for the reference parts and a known model.
+  const image = form.get('image_reference') as File | null;
+  const video = form.get('video_reference') as File | null;
+  const audio = form.get('audio_reference') as File;
+  const model = (form.get('model') as string | null) ?? 'service-avatar-x';
   if (image !== null && video !== null)
     reject('multiple_visual_references', 'Send exactly one of image_reference or video_reference, not both.');
-  if (image === null && video === null)
-    reject(
+  const visual = image ?? video;
+  if (visual === null) {
+    return reject(
       'missing_visual_reference',
       'A visual reference is required: send image_reference (JPEG or PNG) or video_reference (MP4 or MOV).',
     );
-  if (audio === null) reject('missing_audio', 'audio_reference (WAV or MP3) is required.');
-  if (typeof model !== 'string' || !MODELS.includes(model)) {
-    reject('invalid_model', `model must be one of ${MODELS.join(', ')}; got ${typeof model === 'string' ? `'${model}'` : 'a file'}.`);
   }
   const visualPart: Part = image !== null ? 'image_reference' : 'video_reference';
-  return { audio: asFile(audio, 'audio_reference'), visual: asFile(image ?? video, visualPart), visualPart, model: model as string };
-}
-
-function asFile(value: FormDataEntryValue | null, part: Part): File {
-  if (typeof value === 'string' || value === null) return reject('expected_file', `${part} must be a file part, not a text field.`);
-  return value;
+  return { audio, visual, visualPart, model };
 }
 
 async function partBytes(file: File, part: Part): Promise<Uint8Array> {

@@ -5,14 +5,16 @@
  * content redirect unspecified. Where it is silent, the mock chooses:
  *
  * - Every response has `x-request-id: req_<hex>`. Errors are `{ "error": { "code", "message" } }`;
- *   codes and statuses are listed in MOCK_ERROR_CODES (responses.ts).
+ *   codes and statuses are listed in MOCK_ERROR_CODES (responses.ts). Request validation, which the real
+ *   service leaves to FastAPI, is 422 `{ "detail": [{ type, loc, msg, input }] }` instead: MOCK_VALIDATION_ERRORS.
  * - failNext() injections are answered first, before auth, like a gateway in front of the service.
  * - Auth on every /v1 path: no `x-api-key` -> 401 missing_api_key, another key -> 401 invalid_api_key.
- * - POST /v1/videos checks, stopping at the first problem, in this order: multipart body (400
- *   invalid_multipart), unknown field (400), repeated field (400 duplicate_field), both visual
- *   references (400), none (400), no audio (400 missing_audio), model (400 invalid_model),
+ * - POST /v1/videos checks, stopping at the first step that fails, in this order: multipart body (400
+ *   invalid_multipart); the declared parts, all problems in one 422 (no audio_reference: missing,
+ *   a reference sent as text: value_error, an unknown model: literal_error); unknown field (400),
+ *   repeated field (400 duplicate_field), both visual references (400), none (400),
  *   preview access for video_reference (403, checked before the bytes are read: it is a permission),
- *   reference sent as text (400 expected_file), format by magic bytes (400 unsupported_format),
+ *   format by magic bytes (400 unsupported_format),
  *   duration via the SDK's probeMedia (400 unreadable_media, 422 duration_out_of_range: audio 1..60 s,
  *   video 10..60 s, inclusive). aspect_ratio is 9:16 when the reference is taller than wide, else 16:9.
  *   Last, with concurrencyLimit jobs PROCESSING: 429 rate_limit_exceeded, Retry-After = seconds until the first ends.
@@ -22,8 +24,8 @@
  *   rate_limit_exceeded, drawn from `seed`). A PROCESSING video (GET /v1/videos/:id and the create answer)
  *   carries `x-poll-after: <pollAfterMs / 1000>` unless pollAfterMs is null.
  *   FAILED and CANCELLED keep the progress they reached and completed_at null.
- * - GET /v1/videos lists newest first: `limit` 1..100 (default 20), `after` = an id from a previous
- *   page; envelope `{ object: 'list', data, has_more, last_id }`.
+ * - GET /v1/videos lists newest first: `limit` 1..100 (default 20; else 422 at `query.limit`), `after` =
+ *   an id from a previous page (else 400 invalid_after); envelope `{ object: 'list', data, has_more, last_id }`.
  * - GET /v1/videos/:id/content: 409 video_not_ready (naming the status) unless COMPLETE, else
  *   `redirectStatus` to `<cdn>/files/<id>.mp4?sig=<hex>`; with sameOriginHop it first goes to
  *   /v1/videos/:id/content/hop on the API origin, which checks the key again.
@@ -40,7 +42,14 @@ import { createVideo } from './create.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
 import { loadMsw } from './msw.js';
 import { renderOutput } from './render-output.js';
-import { errorResponse, injectedResponse, jsonResponse, withRequestId } from './responses.js';
+import {
+  errorResponse,
+  injectedResponse,
+  jsonResponse,
+  type MockValidationProblem,
+  validationResponse,
+  withRequestId,
+} from './responses.js';
 import type { MockState, MockVideo, RecordedRequest } from './state.js';
 
 const { http } = loadMsw();
@@ -185,11 +194,8 @@ function withPollHint(response: Response, state: MockState, video?: MockVideo): 
 }
 
 function listVideos(state: MockState, url: URL): Response {
-  const rawLimit = url.searchParams.get('limit');
-  const limit = rawLimit === null ? 20 : /^\d{1,3}$/.test(rawLimit) ? Number(rawLimit) : 0;
-  if (limit < 1 || limit > 100) {
-    return errorResponse('invalid_limit', `limit must be an integer from 1 to 100; got '${rawLimit}'.`);
-  }
+  const limit = readLimit(url.searchParams.get('limit'));
+  if (limit instanceof Response) return limit;
   const all = state.listVideos();
   const after = url.searchParams.get('after');
   let start = 0;
@@ -200,4 +206,16 @@ function listVideos(state: MockState, url: URL): Response {
   }
   const data = all.slice(start, start + limit);
   return jsonResponse({ object: 'list', data, has_more: start + limit < all.length, last_id: data.at(-1)?.id ?? null });
+}
+
+/** `limit` as FastAPI reads `Query(20, ge=1, le=100)`: a 422 naming `query.limit` when it is not one. */
+function readLimit(raw: string | null): number | Response {
+  if (raw === null) return 20;
+  const limit = /^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  const refuse = (type: MockValidationProblem['type'], msg: string, ctx?: Record<string, unknown>) =>
+    validationResponse([{ type, loc: ['query', 'limit'], msg, input: raw, ...(ctx && { ctx }) }]);
+  if (Number.isNaN(limit)) return refuse('int_parsing', 'Input should be a valid integer, unable to parse string as an integer');
+  if (limit < 1) return refuse('greater_than_equal', 'Input should be greater than or equal to 1', { ge: 1 });
+  if (limit > 100) return refuse('less_than_equal', 'Input should be less than or equal to 100', { le: 100 });
+  return limit;
 }

@@ -29,7 +29,7 @@ const { getResponse } = loadMsw();
 export { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
 export { createHandlers, type MockOrigins } from './handlers.js';
 export { MSW_MISSING } from './msw.js';
-export { MOCK_ERROR_CODES, type MockErrorCode } from './responses.js';
+export { MOCK_ERROR_CODES, MOCK_VALIDATION_ERRORS, type MockErrorCode, type MockValidationProblem } from './responses.js';
 export {
   type FailureMatch,
   type FailureReply,

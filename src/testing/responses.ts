@@ -3,7 +3,8 @@ import { randomId } from './state.js';
 /**
  * Every error code the mock can answer with, its HTTP status and when it is used. The real service
  * does not publish its codes (spec section 7); these are the mock's choices, kept in one place so SDK
- * tests and users can rely on them.
+ * tests and users can rely on them. Request validation is answered without a code, the way the real
+ * service's framework does it: see {@link MOCK_VALIDATION_ERRORS}.
  */
 export const MOCK_ERROR_CODES = {
   missing_api_key: { status: 401, when: 'No x-api-key header on a /v1 request.' },
@@ -13,14 +14,10 @@ export const MOCK_ERROR_CODES = {
   duplicate_field: { status: 400, when: 'The same form field sent more than once.' },
   multiple_visual_references: { status: 400, when: 'Both image_reference and video_reference were sent.' },
   missing_visual_reference: { status: 400, when: 'Neither image_reference nor video_reference was sent.' },
-  missing_audio: { status: 400, when: 'No audio_reference part.' },
-  invalid_model: { status: 400, when: 'model is not service-avatar-x or service-video-1-latest (or is a file).' },
-  expected_file: { status: 400, when: 'A reference part was sent as a plain text field instead of a file.' },
   unsupported_format: { status: 400, when: 'A part is not WAV/MP3 (audio), JPEG/PNG (image) or MP4/MOV (video) by its magic bytes.' },
   unreadable_media: { status: 400, when: 'The bytes look like the right format but their duration or size cannot be read.' },
   preview_access_required: { status: 403, when: 'video_reference sent by a key without access to the gated preview.' },
   duration_out_of_range: { status: 422, when: 'Audio outside 1..60 s or video reference outside 10..60 s (inclusive).' },
-  invalid_limit: { status: 400, when: 'List limit is not an integer from 1 to 100.' },
   invalid_after: { status: 400, when: 'List after is not the id of a known video.' },
   video_not_found: { status: 404, when: 'No video with that id.' },
   video_not_ready: { status: 409, when: 'Content requested for a video whose status is not COMPLETE.' },
@@ -40,6 +37,33 @@ export type MockErrorCode = keyof typeof MOCK_ERROR_CODES;
 
 export function errorResponse(code: MockErrorCode, message: string, headers?: HeadersInit): Response {
   return jsonResponse({ error: { code, message } }, MOCK_ERROR_CODES[code].status, headers);
+}
+
+/**
+ * The request-validation problems the mock answers as FastAPI (which the real service runs on) does:
+ * status 422, body `{"detail": [{type, loc, msg, input, ctx?}]}`, every problem of the request in one
+ * answer, before any of the service's own checks. Keyed by `type`; `loc` is where it applies.
+ */
+export const MOCK_VALIDATION_ERRORS = {
+  missing: { loc: 'body.audio_reference', when: 'No audio_reference part.' },
+  value_error: { loc: 'body.<part>', when: 'A reference part was sent as a plain text field instead of a file.' },
+  literal_error: { loc: 'body.model', when: 'model is not service-avatar-x or service-video-1-latest (or is a file).' },
+  int_parsing: { loc: 'query.limit', when: 'List limit is not an integer.' },
+  greater_than_equal: { loc: 'query.limit', when: 'List limit below 1.' },
+  less_than_equal: { loc: 'query.limit', when: 'List limit above 100.' },
+} as const satisfies Record<string, { loc: string; when: string }>;
+
+/** One entry of a 422 body, as FastAPI writes it. */
+export interface MockValidationProblem {
+  type: keyof typeof MOCK_VALIDATION_ERRORS;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export function validationResponse(problems: MockValidationProblem[]): Response {
+  return jsonResponse({ detail: problems }, 422);
 }
 
 export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
