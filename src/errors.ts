@@ -12,6 +12,11 @@
 
 export class AvatarVideoError extends Error {
   override name = 'AvatarVideoError';
+  /**
+   * Set when the error happened after a video job was created (the job is paid for): the job's id, also named in
+   * the message with the call that goes on with it. Absent when no job was created.
+   */
+  declare readonly videoId?: string;
 }
 
 /** Body of an error response, parsed tolerantly: JSON object, plain text, or an HTML page from a proxy. */
@@ -76,6 +81,7 @@ export class APIError extends AvatarVideoError {
       headers: this.headers,
       body: this.body,
       details: this.details,
+      ...(this.videoId !== undefined && { videoId: this.videoId }),
     };
   }
 }
@@ -179,7 +185,7 @@ export class DownloadIntegrityError extends AvatarVideoError {
   override name = 'DownloadIntegrityError';
   /** What failed, e.g. `content type application/json is not a video`. */
   readonly reason: string;
-  readonly videoId: string;
+  override readonly videoId: string;
   /** The file host's (or the API's) request id, when it sent one. */
   readonly requestId: string | undefined;
   constructor(init: { reason: string; videoId: string; requestId: string | undefined }) {
@@ -189,6 +195,29 @@ export class DownloadIntegrityError extends AvatarVideoError {
     this.reason = init.reason;
     this.videoId = init.videoId;
     this.requestId = init.requestId;
+  }
+}
+
+/** What is wrong with a destination, as {@link OutputPathError.code}. */
+export type OutputPathProblem = 'invalid' | 'folder_missing' | 'folder_not_writable' | 'is_folder';
+
+/**
+ * A destination the SDK cannot save to: its folder is missing, not a folder or not writable, or the path is a
+ * folder itself. Found before any job was created, so nothing was paid for.
+ */
+export class OutputPathError extends AvatarVideoError {
+  override name = 'OutputPathError';
+  /** The absolute path refused (the folder itself, for a work folder). */
+  readonly path: string;
+  readonly code: OutputPathProblem;
+  /** What is wrong and what to do, e.g. `the folder /tmp/x does not exist; create it first, or save elsewhere`. */
+  readonly reason: string;
+  /** `cause`: the system error, when one said what is wrong (a folder that could not be made). */
+  constructor(path: string, code: OutputPathProblem, reason: string, options?: { cause?: unknown }) {
+    super(`Cannot save to ${path}: ${reason}. No job was created.`, options);
+    this.path = path;
+    this.code = code;
+    this.reason = reason;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * A job the user paid for is never stranded: when `createAndWait` or `generate` fails after the create with
- * an error that does not carry the video, the warning names the job and the call that goes on with it.
+ * an error that does not carry the video, the warning names the job and the call that goes on with it, and so
+ * does the error (test/job-not-billed.test.ts checks it with logging off).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,7 @@ it('createAndWait stopped during the wait warns with the job id and how to wait 
     })
     .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(APIUserAbortError);
+  expect((error as APIUserAbortError).videoId).toBe(id);
   expect(mock.getVideo(id as string)?.status).toBe('PROCESSING');
   expect(warnings).toHaveLength(1);
   // No call syntax: the CLI, which prints its own command to go on, shows this line too.
@@ -59,6 +61,7 @@ it('generate whose download fails warns with the job id and how to save it', asy
   const error = await client.videos.generate(params(), { output: join(dir, 'out.mp4'), pollInterval: 10 }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(APIError);
   const [video] = mock.state.listVideos();
+  expect((error as APIError).videoId).toBe(video?.id);
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toContain(`video ${video?.id} is COMPLETE`);
   expect(warnings[0]).toContain(`videos.download('${video?.id}'`);

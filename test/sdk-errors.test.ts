@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AvatarVideo, AvatarVideoError, probeMedia, UploadInputError } from '../src/index.js';
+import { AvatarVideo, AvatarVideoError, OutputPathError, probeMedia, UploadInputError } from '../src/index.js';
 import { readManifest } from '../src/lib/long/manifest.js';
 import { mockFixture, wav } from './helpers/media.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
@@ -70,15 +70,14 @@ describe('a file system failure is an AvatarVideoError naming what it was making
       const audio = join(dir, 'long.wav');
       await writeFile(audio, wav(75));
       await writeFile(join(dir, 'a-file'), 'not a folder');
-      const output = join(dir, 'long.mp4');
+      const workDir = join(dir, 'a-file', 'parts');
       const error = await client.videos
-        .generateLong(
-          { audio_reference: audio, image_reference: mockFixture('portrait.png') },
-          { output, workDir: join(dir, 'a-file', 'parts') },
-        )
+        .generateLong({ audio_reference: audio, image_reference: mockFixture('portrait.png') }, { output: join(dir, 'long.mp4'), workDir })
         .catch((e: unknown) => e);
+      // The typed destination error, checked before any job: an AvatarVideoError like every other.
+      expect(error).toBeInstanceOf(OutputPathError);
       expect(error).toBeInstanceOf(AvatarVideoError);
-      expect((error as Error).message).toContain(output);
+      expect((error as Error).message).toContain(workDir);
       expect((error as Error).cause).toMatchObject({ code: 'ENOTDIR' });
       expect(server.requests).toHaveLength(0);
     } finally {

@@ -2,6 +2,7 @@ import {
   APIConnectionError,
   APIError,
   APIUserAbortError,
+  AvatarVideoError,
   MediaValidationError,
   ResponseValidationError,
   UploadInputError,
@@ -10,6 +11,7 @@ import {
   VideoNotReadyError,
   WaitTimeoutError,
 } from '../index.js';
+import { messageWithoutAdvice } from '../lib/job-error.js';
 import { ExitCode } from './exit-codes.js';
 import { flagFor } from './media-flags.js';
 import { UsageError } from './usage-error.js';
@@ -58,6 +60,8 @@ export function describeFailure(error: unknown, interrupted: boolean, context: F
   if (error instanceof VideoFailedError) Object.assign(details, { code: error.code, videoId: error.video.id });
   if (error instanceof VideoCancelledError || error instanceof VideoNotReadyError) details.videoId = error.video.id;
   if (error instanceof WaitTimeoutError) details.videoId = error.video?.id;
+  // Any error after a create names the job (an abort, a 401 during the wait, a failed save).
+  if (error instanceof AvatarVideoError) details.videoId ??= error.videoId;
   // Name the code, request id and video when the message does not already (API messages usually do).
   const facts = [
     ['status', details.status],
@@ -76,7 +80,9 @@ export function describeFailure(error: unknown, interrupted: boolean, context: F
  * refused connection, the address that refused and where it came from.
  */
 function restate(error: Error, context: FailureContext): Error {
-  let message: string | undefined;
+  // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).
+  const own = messageWithoutAdvice(error);
+  let message: string | undefined = own === error.message ? undefined : own;
   if (error instanceof WaitTimeoutError) {
     const id = error.video?.id ?? context.videoId;
     const seen = error.video

@@ -2,6 +2,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import type { StreamOptions, Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
+import { checkOutputPath } from '../internal/output-path.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { header } from '../internal/transport.js';
@@ -10,6 +11,7 @@ import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../lib/errors.js';
 import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
+import { type JobStage, namingJob, nextCall } from '../lib/job-error.js';
 import { withJobPermit } from '../lib/job-permit.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
@@ -156,7 +158,8 @@ export class Videos {
   }
 
   /**
-   * `create`, then `waitForCompletion`. Its job errors (failed, cancelled, timed out) carry the video and so its id.
+   * `create`, then `waitForCompletion`. Every error after the create carries the job's `videoId`, and its message
+   * names the job and, while it may still run, the call that waits for it again.
    * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
    * `waitTimeout` bounds the wait. Jobs of one client share one adaptive limit on how many run at once (it starts
    * at 2 and grows while the service keeps up): a call beyond it waits for a place before creating anything, and
@@ -164,6 +167,11 @@ export class Videos {
    * abort, a 401), a warning names the job, which keeps running on the service.
    */
   async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
+    return this.#createAndWait(params, options, 'running');
+  }
+
+  /** `createAndWait`, whose errors after the create name the job and the call that goes on from `stage`. */
+  #createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions, stage: JobStage): Promise<Video> {
     const { create, wait } = splitCreateAndWait(options);
     // A permit of the client's limiter covers the job's life, create to end.
     return withJobPermit(this.#limiter, options.signal, async () => {
@@ -178,7 +186,7 @@ export class Videos {
             `video ${id} was created, but the wait for it stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
           );
         }
-        throw error;
+        throw namingJob(error, id, nextCall(id, stage));
       }
     });
   }
@@ -199,21 +207,24 @@ export class Videos {
 
   /**
    * Create a video, wait for it and save it to `output`: the whole workflow in one call.
-   * If saving fails, the video is still COMPLETE on the service: the warning logged names its id,
-   * and `onProgress` has seen it, so `download(id, output)` can be tried again without paying twice.
+   * `output` is checked before anything is created (its folder exists and is writable, it is not a folder).
+   * Every error after the create carries the job's `videoId` and names the call that goes on with it: if saving
+   * fails, the video is still COMPLETE on the service, so `download(id, output)` can be tried again without paying twice.
    * Like `createAndWait`, it shares the client's limit on jobs running at once: `Promise.all` of many calls starts
    * 2 jobs, then more as the service accepts them.
+   * @throws OutputPathError when `output` cannot be saved to; no request is sent.
    */
   async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
     const { output, onDownloadProgress, ...createAndWait } = options;
-    const video = await this.createAndWait(params, createAndWait);
+    await checkOutputPath(output);
+    const video = await this.#createAndWait(params, createAndWait, 'running-then-save');
     try {
       const { signal, timeout, maxRetries } = options;
       const { path, bytes } = await this.download(video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });
       return { video, path, bytes };
     } catch (error) {
       this.#transport.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
-      throw error;
+      throw namingJob(error, video.id, nextCall(video.id, 'complete'));
     }
   }
 
@@ -221,7 +232,9 @@ export class Videos {
    * Make a video of any length: audio over `maxSegmentSeconds` is split at quiet points, the segments are
    * generated `concurrency` at a time, and their MP4s are joined without re-encoding. A manifest in `workDir`
    * records every job, so running the same call again after a crash, an abort or a failed segment resumes
-   * without paying twice. Audio of 60 s or less is one ordinary `generate`.
+   * without paying twice. Audio of 60 s or less is one ordinary `generate`. `output` and `workDir` are checked
+   * before anything is created; every error after a create carries a job's `videoId` and names the jobs made.
+   * @throws OutputPathError when `output` or `workDir` cannot be saved to; no request is sent.
    */
   generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
     return generateLong(this, params, options, this.#limiter);

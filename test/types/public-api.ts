@@ -10,6 +10,7 @@ import {
   type GenerateLongOptions,
   type GenerateOptions,
   type ImageToVideoParams,
+  OutputPathError,
   UploadInputError,
   type Video,
   type VideoCreateParams,
@@ -87,3 +88,12 @@ export const long: GenerateLongOptions = { output: 'long.mp4', timeout: 300_000,
 // --- every error the SDK throws is an AvatarVideoError ---------------------------------------------------
 
 export const uploadError: AvatarVideoError = new UploadInputError('not a file');
+export const outputError: AvatarVideoError = new OutputPathError('/tmp/x.mp4', 'is_folder', '/tmp/x.mp4 is a folder');
+
+// --- an error after a create names the job: read it, never set it -----------------------------------------
+
+export const jobOf = (error: AvatarVideoError): string | undefined => error.videoId;
+export function setJob(error: AvatarVideoError): void {
+  // @ts-expect-error videoId is readonly
+  error.videoId = 'vid_1';
+}

@@ -3,12 +3,14 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
 import { diskError } from '../../internal/disk-error.js';
+import { checkOutputPath } from '../../internal/output-path.js';
 import type { RequestOptions } from '../../internal/request-options.js';
 import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
 import type { DownloadOptions, DownloadResult } from '../download.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
+import { namingJob } from '../job-error.js';
 import { jobOutcome } from '../job-permit.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
@@ -31,15 +33,16 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    * @default 600000 (10 minutes)
    */
   waitTimeout?: number;
-  /** Where to save the joined MP4. Written to a temporary file and renamed into place. */
+  /** Where to save the joined MP4: its folder must exist. Written to a temporary file and renamed into place. */
   output: string;
   /** Segments generated at once. @default 3 */
   concurrency?: number;
   /** Longest segment of audio per job, in seconds (the service's limit). @default 60 */
   maxSegmentSeconds?: number;
   /**
-   * Folder for the segment audio, the segment videos and `manifest.json`. Run the same call again with the same
-   * folder to resume: jobs already created are polled again, segments already downloaded are reused.
+   * Folder for the segment audio, the segment videos and `manifest.json`, created (with its parents) when missing.
+   * Run the same call again with the same folder to resume: jobs already created are polled again, segments
+   * already downloaded are reused.
    * @default a hidden folder beside `output`: `.<output name>.parts`
    */
   workDir?: string;
@@ -104,6 +107,8 @@ export async function generateLong(
   options: GenerateLongOptions,
   limiter: ConcurrencyLimiter,
 ): Promise<GenerateLongResult> {
+  // The joined MP4 is written last, after every segment is paid for: a save bound to fail must fail first.
+  await checkOutputPath(options.output);
   // Streams are read twice below (checked, then split or uploaded): spool them once first.
   try {
     const pinned = await pinOneShotInputs(params);
@@ -149,16 +154,33 @@ async function generatePinned(
     live: new Map(),
     report,
   };
-  const results = await runPool(folder.writer.manifest.segments, Math.max(1, concurrency), (segment) => runSegment(run, segment));
-  report('join');
-  const joined = await joinVideos(
-    folder.writer.manifest.segments.map((s) => join(workDir, s.video ?? '')),
-    outputPath,
-    { signal, metadata: { segmentIds: results.map((v) => v.id) } },
-  );
-  if (!keepWorkDir) await rm(workDir, { recursive: true, force: true });
-  report('done');
-  return { path: joined.path, bytes: joined.bytes, durationSeconds: joined.durationSeconds, segments: results };
+  try {
+    const results = await runPool(folder.writer.manifest.segments, Math.max(1, concurrency), (segment) => runSegment(run, segment));
+    report('join');
+    const joined = await joinVideos(
+      folder.writer.manifest.segments.map((s) => join(workDir, s.video ?? '')),
+      outputPath,
+      { signal, metadata: { segmentIds: results.map((v) => v.id) } },
+    );
+    if (!keepWorkDir) await rm(workDir, { recursive: true, force: true });
+    report('done');
+    return { path: joined.path, bytes: joined.bytes, durationSeconds: joined.durationSeconds, segments: results };
+  } catch (error) {
+    throw namingRunJobs(diskError(error, outputPath), run);
+  }
+}
+
+/**
+ * A long run's error once jobs exist names them: a segment's error carries its job as `videoId` already, and the
+ * message lists every job the work folder records, for the rerun that goes on without paying for them twice.
+ */
+function namingRunJobs(error: unknown, run: LongRun): unknown {
+  // Its message names the last job and says how to resume already.
+  if (error instanceof SegmentFailedError) return namingJob(error, error.jobId);
+  const ids = run.writer.manifest.segments.flatMap((s) => (s.jobId === null ? [] : [s.jobId]));
+  if (ids[0] === undefined) return error;
+  const advice = `The segments' jobs (${ids.join(', ')}) are recorded in ${run.workDir}: run the same generateLong call again to resume without paying for them twice.`;
+  return namingJob(error, ids[0], advice);
 }
 
 /** The options of each segment's wait and of each request, picked from the run's options. */
@@ -237,7 +259,9 @@ async function runSegment(run: LongRun, segment: SegmentRecord): Promise<Video> 
         return await finishSegmentJob(run, segment, jobId, permit);
       } catch (error) {
         permit.release(jobOutcome(error));
-        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) throw error;
+        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) {
+          throw namingJob(diskError(error, `segment ${segment.index}`), jobId);
+        }
         await recordFailedJob(run, segment, jobId, error);
       }
     } finally {

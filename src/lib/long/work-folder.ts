@@ -1,10 +1,11 @@
 import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { AvatarVideoError } from '../../errors.js';
+import { prepareOutputFolder } from '../../internal/output-path.js';
 import { openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
 import type { VideoCreateParams } from '../media/prepare.js';
@@ -30,7 +31,7 @@ export async function prepareWorkFolder(
   maxSegmentSeconds: number,
   signal: AbortSignal | undefined,
 ): Promise<WorkFolder> {
-  await mkdir(workDir, { recursive: true });
+  await prepareOutputFolder(workDir);
   const visualField = params.video_reference !== undefined ? 'video_reference' : 'image_reference';
   const audioPath = await materialise(params.audio_reference, join(workDir, 'input-audio'));
   const visualPath = await materialise(params[visualField] as Uploadable, join(workDir, 'input-visual'));

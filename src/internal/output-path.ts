@@ -1,0 +1,65 @@
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { OutputPathError, type OutputPathProblem } from '../errors.js';
+
+/**
+ * Destinations are checked before a job is created: a job is paid for, so a save that is bound to fail must
+ * fail first. Downloads write a temporary file beside the destination and rename it, so the folder is what
+ * must be writable.
+ */
+
+type Problem = [OutputPathProblem, string];
+
+/**
+ * Check that a file can be saved at `output`: its folder exists and is writable, and `output` is not a folder.
+ * A file already there is allowed (downloads replace it only once the new one is complete).
+ * @returns the absolute path.
+ * @throws OutputPathError naming the problem.
+ */
+export async function checkOutputPath(output: string): Promise<string> {
+  if (typeof output !== 'string' || output === '') {
+    throw new OutputPathError(String(output), 'invalid', 'the output must be a file path (a non-empty string)');
+  }
+  const path = resolve(output);
+  const problem = (await folderProblem(dirname(path))) ?? (await isFolder(path));
+  if (problem) throw new OutputPathError(path, ...problem);
+  return path;
+}
+
+/**
+ * Make sure `folder` is a writable folder, creating it (and its parents) when missing.
+ * @returns the absolute path.
+ * @throws OutputPathError naming the problem.
+ */
+export async function prepareOutputFolder(folder: string): Promise<string> {
+  const path = resolve(folder);
+  const made = await mkdir(path, { recursive: true }).then(
+    () => undefined,
+    (error: unknown) => error as Error,
+  );
+  const problem = await folderProblem(path);
+  if (!problem) return path;
+  // A folder that could not be made: say why (permissions, a file in the way) rather than that it is missing.
+  const [code, reason] = problem;
+  if (made && code === 'folder_missing') {
+    throw new OutputPathError(path, code, `the folder could not be created (${made.message})`, { cause: made });
+  }
+  throw new OutputPathError(path, code, reason);
+}
+
+async function folderProblem(folder: string): Promise<Problem | undefined> {
+  const found = await stat(folder).catch(() => undefined);
+  if (!found) return ['folder_missing', `the folder ${folder} does not exist; create it first, or save elsewhere`];
+  if (!found.isDirectory()) return ['folder_missing', `${folder} is not a folder`];
+  const writable = await access(folder, constants.W_OK | constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+  return writable ? undefined : ['folder_not_writable', `the folder ${folder} is not writable`];
+}
+
+async function isFolder(path: string): Promise<Problem | undefined> {
+  const found = await stat(path).catch(() => undefined);
+  return found?.isDirectory() ? ['is_folder', `${path} is a folder; give a file name, e.g. ${resolve(path, 'video.mp4')}`] : undefined;
+}
