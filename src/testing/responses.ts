@@ -20,7 +20,6 @@ export const MOCK_ERROR_CODES = {
   unreadable_media: { status: 400, when: 'The bytes look like the right format but their duration or size cannot be read.' },
   preview_access_required: { status: 403, when: 'video_reference sent by a key without access to the gated preview.' },
   duration_out_of_range: { status: 422, when: 'Audio outside 1..60 s or video reference outside 10..60 s (inclusive).' },
-  invalid_limit: { status: 400, when: 'List limit is not an integer from 1 to 100.' },
   invalid_after: { status: 400, when: 'List after is not the id of a known video.' },
   video_not_found: { status: 404, when: 'No video with that id.' },
   video_not_ready: { status: 409, when: 'Content requested for a video whose status is not COMPLETE.' },
