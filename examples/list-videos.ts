@@ -19,11 +19,12 @@ try {
 
   // One page: await the call.
   const page = await client.videos.list({ limit: 2 });
-  console.log(`first page: ${page.data.map((video) => video.id).join(', ')} (more: ${page.has_more})`);
+  console.log(`first page: ${page.data.map((video) => video.id).join(', ')} (more may follow: ${page.hasNextPage()})`);
 
   // Every video: iterate the call. Stop whenever you like; no further page is requested.
+  // `order: 'asc'` walks oldest first; `after: id` starts strictly after that video.
   const counts = new Map<string, number>();
-  for await (const video of client.videos.list({ limit: 2 })) {
+  for await (const video of client.videos.list({ limit: 2, order: 'asc' })) {
     counts.set(video.status, (counts.get(video.status) ?? 0) + 1);
   }
   console.log('by status:', Object.fromEntries(counts));

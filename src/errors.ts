@@ -4,8 +4,8 @@
  * - {@link APIError} and its subclasses: the service answered with an HTTP error.
  * - {@link APIConnectionError}, {@link APIConnectionTimeoutError}, {@link APIUserAbortError}: no usable answer.
  * - {@link ResponseValidationError}: the service answered 2xx with a body that breaks the contract.
- * - Job outcomes ({@link VideoFailedError}, ...) and local checks (`MediaValidationError`) stay outside the
- *   API hierarchy, because no HTTP request failed.
+ * - Job outcomes ({@link VideoFailedError}, ...) and local checks (`MediaValidationError`,
+ *   {@link InvalidArgumentError}) stay outside the API hierarchy, because no HTTP request failed.
  *
  * Nothing here ever holds the API key: request headers are never stored, response headers are redacted.
  */
@@ -145,6 +145,17 @@ export class APIUserAbortError extends AvatarVideoError {
   override name = 'APIUserAbortError';
   constructor(message = 'Request was aborted.', options?: { cause?: unknown }) {
     super(message, options);
+  }
+}
+
+/** A method was called with an argument it cannot send, e.g. `list({ limit: 500 })`. Nothing was requested. */
+export class InvalidArgumentError extends AvatarVideoError {
+  override name = 'InvalidArgumentError';
+  /** The argument at fault, e.g. `limit`. */
+  readonly argument: string;
+  constructor(argument: string, message: string) {
+    super(message);
+    this.argument = argument;
   }
 }
 

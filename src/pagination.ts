@@ -1,24 +1,62 @@
-import { AvatarVideoError } from './errors.js';
+import { AvatarVideoError, InvalidArgumentError } from './errors.js';
 import type { Video, VideoListEnvelope } from './schemas.js';
 
-/** Query parameters of `videos.list`. The spec does not define them; they are passed through as given. */
+/** The service's page size when `limit` is not sent. */
+const DEFAULT_LIMIT = 20;
+/** The largest `limit` the service accepts. */
+const MAX_LIMIT = 100;
+
+/** Query parameters of `videos.list`. */
 export interface VideoListParams {
-  /** Page size, if the service supports it. */
+  /**
+   * Videos per page, a whole number from 1 to 100. Iterating the list walks every page whatever its size.
+   * @default 20
+   */
   limit?: number;
-  /** Return videos after this id (cursor from a previous page's `last_id`). */
+  /**
+   * Start strictly after the video with this id, in the `order` asked (e.g. the last id of a previous page).
+   * @default undefined (from the first video)
+   */
   after?: string;
-  /** Opaque cursor from a previous page's `next_cursor`. */
+  /**
+   * `desc` lists the newest first, `asc` the oldest first.
+   * @default 'desc'
+   */
+  order?: 'asc' | 'desc';
+  /**
+   * Opaque cursor from a previous page's `next_cursor`, for a service that sends one (the SDK sets it while walking).
+   * @default undefined
+   */
   cursor?: string;
-  [key: string]: string | number | boolean | undefined;
+}
+
+/** Refuse, before any request, what the service would answer 422 for: a clear local error instead of a round trip. */
+export function checkListParams({ limit, after, order }: VideoListParams): void {
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT)) {
+    throw new InvalidArgumentError('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}, got ${String(limit)}.`);
+  }
+  if (order !== undefined && order !== 'asc' && order !== 'desc') {
+    throw new InvalidArgumentError('order', `order must be 'asc' or 'desc', got ${JSON.stringify(order)}.`);
+  }
+  if (after !== undefined && (typeof after !== 'string' || after === '')) {
+    throw new InvalidArgumentError('after', `after must be a video id, got ${JSON.stringify(after)}.`);
+  }
 }
 
 type FetchPage = (params: VideoListParams) => Promise<VideoListEnvelope>;
 
 /** One page of videos. Iterate it with `for await` to walk this page and every later one. */
 export class VideoPage implements AsyncIterable<Video> {
+  /** The videos of this page, in the order asked. */
   readonly data: Video[];
-  readonly has_more: boolean;
+  /**
+   * Whether the service said more pages follow; `null` when it did not say. The service answers a bare
+   * array, so this is `null` there: use `hasNextPage()`, which then judges by the page's length.
+   */
+  readonly has_more: boolean | null;
+  /** Id of this page's last video (or the one the service named): the next page starts after it. */
   readonly last_id: string | null;
+  /** Cursor of the next page, when the service sends one (the real service does not). */
   readonly next_cursor: string | null;
   readonly #params: VideoListParams;
   readonly #fetch: FetchPage;
@@ -32,11 +70,18 @@ export class VideoPage implements AsyncIterable<Video> {
     this.#fetch = fetch;
   }
 
+  /**
+   * Whether another page is worth asking for. Without `has_more` (a bare array), a page as long as the
+   * `limit` asked may have more behind it, so this is true, and that next page may turn out empty;
+   * a shorter page is the last.
+   */
   hasNextPage(): boolean {
-    return this.has_more && this.data.length > 0 && (this.next_cursor !== null || this.last_id !== null);
+    if (this.data.length === 0 || (this.next_cursor === null && this.last_id === null)) return false;
+    if (this.has_more !== null) return this.has_more;
+    return this.data.length >= (this.#params.limit ?? DEFAULT_LIMIT);
   }
 
-  /** Parameters for the next page: `cursor` when the service gave one, else `after` the last id. */
+  /** Parameters for the next page: `cursor` when the service gave one, else `after` the last id; `order` and `limit` kept. */
   nextPageParams(): VideoListParams | null {
     if (!this.hasNextPage()) return null;
     const { cursor: _cursor, after: _after, ...rest } = this.#params;
@@ -57,7 +102,7 @@ export class VideoPage implements AsyncIterable<Video> {
       const next = page.nextPageParams();
       if (!next) return;
       const key = JSON.stringify(next);
-      // A server that hands back the same cursor twice would loop forever; stop loudly instead.
+      // A server that hands back the same cursor twice (or ignores `after`) would loop forever; stop loudly instead.
       if (seen.has(key)) throw new AvatarVideoError(`The list endpoint repeated a cursor (${key}); stopping to avoid an endless loop.`);
       seen.add(key);
       page = await page.getNextPage();

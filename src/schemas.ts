@@ -38,7 +38,7 @@ export type VideoError = {
  * `(video as Record<string, unknown>).new_field`.
  */
 export type Video = {
-  /** Job identifier. */
+  /** Job identifier. Taken from `video_id` when the service sends only that. */
   id: string;
   /** Object kind, `video`. */
   object?: string;
@@ -75,7 +75,7 @@ export const VideoErrorSchema: z.ZodType<VideoError> = z.looseObject({
   message: z.string(),
 });
 
-export const VideoSchema: z.ZodType<Video> = z.looseObject({
+const VideoObjectSchema = z.looseObject({
   id: z.string(),
   object: z.string().optional(),
   status: statusSchema,
@@ -92,8 +92,20 @@ export const VideoSchema: z.ZodType<Video> = z.looseObject({
 });
 
 /**
- * The list envelope. The spec does not show it, so the shapes seen in similar APIs are accepted:
- * a bare array, or an object with the items under `data`, `videos` or `items`.
+ * The service's own OpenAPI examples carry `video_id` without `id`: take `id` from `video_id` then, so
+ * every path (create, retrieve, list, wait) gets it. A body with neither still fails on `id`.
+ */
+function idFromVideoId(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const { id, ...rest } = body as Record<string, unknown>;
+  return id == null && typeof rest.video_id === 'string' ? { id: rest.video_id, ...rest } : body;
+}
+
+export const VideoSchema: z.ZodType<Video> = z.preprocess(idFromVideoId, VideoObjectSchema);
+
+/**
+ * The list answer. The service sends a bare array (its OpenAPI description); the envelopes of similar
+ * APIs are accepted too: an object with the items under `data`, `videos` or `items`.
  */
 export const VideoListSchema = z.union([
   z.array(VideoSchema),
@@ -110,19 +122,22 @@ export const VideoListSchema = z.union([
 /** One page of `videos.list`, normalised. */
 export interface VideoListEnvelope {
   data: Video[];
-  has_more: boolean;
+  /** What the service said about later pages; `null` when it did not say (a bare array). */
+  has_more: boolean | null;
   last_id: string | null;
   next_cursor: string | null;
 }
 
 export function normaliseList(parsed: z.infer<typeof VideoListSchema>): VideoListEnvelope {
-  if (Array.isArray(parsed)) return { data: parsed, has_more: false, last_id: parsed.at(-1)?.id ?? null, next_cursor: null };
-  const data = parsed.data ?? parsed.videos ?? parsed.items ?? [];
-  const next_cursor = parsed.next_cursor ?? null;
+  const body = Array.isArray(parsed) ? { data: parsed } : parsed;
+  const data = body.data ?? body.videos ?? body.items ?? [];
+  const next_cursor = body.next_cursor ?? null;
   return {
     data,
-    has_more: parsed.has_more ?? next_cursor !== null,
-    last_id: parsed.last_id ?? data.at(-1)?.id ?? null,
+    // A flag says it, and so does a cursor field (null: no next page). A bare array says nothing: the
+    // page length has to tell (see VideoPage).
+    has_more: body.has_more ?? (body.next_cursor !== undefined ? next_cursor !== null : null),
+    last_id: body.last_id ?? data.at(-1)?.id ?? null,
     next_cursor,
   };
 }

@@ -289,41 +289,55 @@ describe('failNext', () => {
 });
 
 describe('GET /v1/videos', () => {
-  it('pages newest first with limit and after', async () => {
+  // The service's OpenAPI description: a bare array, order desc|asc, `after` strictly after in that order.
+  const page = async (query: string) => {
+    const res = await api(`/v1/videos${query}`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { id: string }[]).map((v) => v.id);
+  };
+
+  it('answers a bare array, newest first, `after` strictly after in the order asked', async () => {
     await start();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await createOk()).id);
-    const page = async (query: string) =>
-      (await (await api(`/v1/videos${query}`)).json()) as {
-        object: string;
-        data: { id: string }[];
-        has_more: boolean;
-        last_id: string | null;
-      };
-    const first = await page('?limit=2');
-    expect(first).toMatchObject({ object: 'list', has_more: true, last_id: ids[3] });
-    expect(first.data.map((v) => v.id)).toEqual([ids[4], ids[3]]);
-    const second = await page(`?limit=2&after=${first.last_id}`);
-    expect(second.data.map((v) => v.id)).toEqual([ids[2], ids[1]]);
-    const third = await page(`?limit=2&after=${second.last_id}`);
-    expect(third).toMatchObject({ has_more: false, last_id: ids[0] });
-    expect((await page('')).data).toHaveLength(5);
-    expect(await page(`?after=${ids[0]}`)).toEqual({ object: 'list', data: [], has_more: false, last_id: null });
+    const [a, b, c, d, e] = ids as [string, string, string, string, string];
+    expect(await page('?limit=2')).toEqual([e, d]);
+    expect(await page(`?limit=2&after=${d}`)).toEqual([c, b]);
+    expect(await page(`?limit=2&after=${b}`)).toEqual([a]);
+    expect(await page(`?after=${a}`)).toEqual([]);
+    expect(await page('')).toEqual([e, d, c, b, a]);
+    expect(await page('?order=desc')).toEqual([e, d, c, b, a]);
+    expect(await page('?order=asc&limit=2')).toEqual([a, b]);
+    expect(await page(`?order=asc&after=${b}`)).toEqual([c, d, e]);
   });
 
-  it('rejects a bad limit and an unknown after', async () => {
+  it('pages 20 at a time by default', async () => {
+    const s = await start();
+    const fields = { model: 'service-avatar-x', generation_mode: 'image_to_video', aspect_ratio: '16:9' } as const;
+    for (let i = 0; i < 25; i++) s.state.createVideo(fields);
+    const first = await page('');
+    expect(first).toHaveLength(20);
+    expect(await page(`?after=${first.at(-1)}`)).toHaveLength(5);
+  });
+
+  it("answers a bad limit or order with FastAPI's 422, and an unknown after with 400", async () => {
     await start();
-    const cases: [string, string][] = [
-      ['0', 'greater_than_equal'],
-      ['101', 'less_than_equal'],
-      ['ten', 'int_parsing'],
-      ['', 'int_parsing'],
-    ];
-    for (const [limit, type] of cases) {
-      await expectValidation(await api(`/v1/videos?limit=${limit}`), [{ type, loc: ['query', 'limit'], input: limit }]);
-    }
-    await createOk();
-    expect((await (await api('/v1/videos?limit=100')).json()).data).toHaveLength(1);
+    const detail = async (query: string) => {
+      const res = await api(`/v1/videos${query}`);
+      expect(res.status).toBe(422);
+      return ((await res.json()) as { detail: unknown[] }).detail;
+    };
+    expect(await detail('?limit=101')).toMatchObject([
+      { loc: ['query', 'limit'], msg: 'Input should be less than or equal to 100', type: 'less_than_equal' },
+    ]);
+    expect(await detail('?limit=0')).toMatchObject([
+      { loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' },
+    ]);
+    for (const limit of ['ten', '', '2.5']) expect(await detail(`?limit=${limit}`)).toMatchObject([{ type: 'int_parsing' }]);
+    expect(await detail('?order=ASC&limit=500')).toMatchObject([
+      { loc: ['query', 'limit'], type: 'less_than_equal' },
+      { loc: ['query', 'order'], type: 'literal_error' },
+    ]);
     await expectError(await api('/v1/videos?after=vid_nope'), 400, 'invalid_after');
   });
 });

@@ -18,7 +18,7 @@ import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.j
 import { prepareValidated } from '../lib/media/validate.js';
 import { pollHint } from '../lib/poll-hint.js';
 import { type SeenVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
-import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
+import { checkListParams, type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
 
 export interface CreateOptions extends RequestOptions {
@@ -95,13 +95,23 @@ export class Videos {
   }
 
   /**
-   * List videos. Await it for one page, or iterate it to walk every page:
-   * `for await (const video of client.videos.list()) { ... }`.
+   * List videos, newest first unless `order: 'asc'`. Await it for one page, or iterate it to walk every page:
+   * `for await (const video of client.videos.list()) { ... }`. Each later page is asked `after` the last id
+   * seen, with the same `order` and `limit`.
+   * @throws InvalidArgumentError for a `limit` that is not a whole number from 1 to 100, or an `order`
+   * other than `asc` or `desc`; nothing is requested.
    */
   list(params: VideoListParams = {}, options?: RequestOptions): VideoPagePromise {
+    // `{ ...query }`: the params as the plain record the transport's query takes.
     const fetchPage = async (query: VideoListParams) =>
-      normaliseList(await this.#transport.request({ method: 'GET', path: 'v1/videos', query, kind: 'read' }, VideoListSchema, options));
-    return new VideoPagePromise(fetchPage(params).then((envelope) => new VideoPage(envelope, params, fetchPage)));
+      normaliseList(
+        await this.#transport.request({ method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' }, VideoListSchema, options),
+      );
+    const first = async () => {
+      checkListParams(params);
+      return new VideoPage(await fetchPage(params), params, fetchPage);
+    };
+    return new VideoPagePromise(first());
   }
 
   /**

@@ -24,8 +24,10 @@
  *   rate_limit_exceeded, drawn from `seed`). A PROCESSING video (GET /v1/videos/:id and the create answer)
  *   carries `x-poll-after: <pollAfterMs / 1000>` unless pollAfterMs is null.
  *   FAILED and CANCELLED keep the progress they reached and completed_at null.
- * - GET /v1/videos lists newest first: `limit` 1..100 (default 20; else 422 at `query.limit`), `after` =
- *   an id from a previous page (else 400 invalid_after); envelope `{ object: 'list', data, has_more, last_id }`.
+ * - GET /v1/videos (list.ts), as the service's OpenAPI description has it: a bare array, no has_more and
+ *   no cursor; `order` desc (default, newest first) or asc; `after` = strictly after that video in the
+ *   order asked; `limit` 1..100 (default 20). A bad limit or order is FastAPI's 422
+ *   `{ detail: [{ loc: ['query', 'limit'], msg, type }] }`; an unknown `after` is 400 invalid_after.
  * - GET /v1/videos/:id/content: 409 video_not_ready (naming the status) unless COMPLETE, else
  *   `redirectStatus` to `<cdn>/files/<id>.mp4?sig=<hex>`; with sameOriginHop it first goes to
  *   /v1/videos/:id/content/hop on the API origin, which checks the key again.
@@ -40,16 +42,10 @@ import type { HttpHandler } from 'msw';
 import { serveFile } from './cdn.js';
 import { createVideo } from './create.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
+import { listVideos } from './list.js';
 import { loadMsw } from './msw.js';
 import { renderOutput } from './render-output.js';
-import {
-  errorResponse,
-  injectedResponse,
-  jsonResponse,
-  type MockValidationProblem,
-  validationResponse,
-  withRequestId,
-} from './responses.js';
+import { errorResponse, injectedResponse, jsonResponse, withRequestId } from './responses.js';
 import type { MockState, MockVideo, RecordedRequest } from './state.js';
 
 const { http } = loadMsw();
@@ -191,31 +187,4 @@ function withPollHint(response: Response, state: MockState, video?: MockVideo): 
   if (video !== undefined && video.status !== 'PROCESSING') return response;
   response.headers.set('x-poll-after', String(pollAfterMs / 1000));
   return response;
-}
-
-function listVideos(state: MockState, url: URL): Response {
-  const limit = readLimit(url.searchParams.get('limit'));
-  if (limit instanceof Response) return limit;
-  const all = state.listVideos();
-  const after = url.searchParams.get('after');
-  let start = 0;
-  if (after !== null) {
-    const index = all.findIndex((video) => video.id === after);
-    if (index < 0) return errorResponse('invalid_after', `after must be the id of an existing video; '${after}' is not.`);
-    start = index + 1;
-  }
-  const data = all.slice(start, start + limit);
-  return jsonResponse({ object: 'list', data, has_more: start + limit < all.length, last_id: data.at(-1)?.id ?? null });
-}
-
-/** `limit` as FastAPI reads `Query(20, ge=1, le=100)`: a 422 naming `query.limit` when it is not one. */
-function readLimit(raw: string | null): number | Response {
-  if (raw === null) return 20;
-  const limit = /^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  const refuse = (type: MockValidationProblem['type'], msg: string, ctx?: Record<string, unknown>) =>
-    validationResponse([{ type, loc: ['query', 'limit'], msg, input: raw, ...(ctx && { ctx }) }]);
-  if (Number.isNaN(limit)) return refuse('int_parsing', 'Input should be a valid integer, unable to parse string as an integer');
-  if (limit < 1) return refuse('greater_than_equal', 'Input should be greater than or equal to 1', { ge: 1 });
-  if (limit > 100) return refuse('less_than_equal', 'Input should be less than or equal to 100', { le: 100 });
-  return limit;
 }

@@ -47,7 +47,10 @@ export function errorResponse(code: MockErrorCode, message: string, headers?: He
 export const MOCK_VALIDATION_ERRORS = {
   missing: { loc: 'body.audio_reference', when: 'No audio_reference part.' },
   value_error: { loc: 'body.<part>', when: 'A reference part was sent as a plain text field instead of a file.' },
-  literal_error: { loc: 'body.model', when: 'model is not service-avatar-x or service-video-1-latest (or is a file).' },
+  literal_error: {
+    loc: 'body.model, query.order',
+    when: 'model is not service-avatar-x or service-video-1-latest (or is a file); list order is not asc or desc.',
+  },
   int_parsing: { loc: 'query.limit', when: 'List limit is not an integer.' },
   greater_than_equal: { loc: 'query.limit', when: 'List limit below 1.' },
   less_than_equal: { loc: 'query.limit', when: 'List limit above 100.' },

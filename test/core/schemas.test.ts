@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VideoPage } from '../../src/pagination.js';
+import { type VideoListParams, VideoPage } from '../../src/pagination.js';
 import { normaliseList, VideoListSchema, VideoSchema } from '../../src/schemas.js';
 import { video } from '../helpers/raw-server.js';
 
@@ -15,7 +15,7 @@ describe('VideoSchema', () => {
     expect(VideoSchema.safeParse(rest).success).toBe(true);
   });
   it('rejects a missing required field or a wrong type', () => {
-    const { id: _id, ...noId } = video('v');
+    const { id: _id, video_id: _videoId, ...noId } = video('v');
     expect(VideoSchema.safeParse(noId).success).toBe(false);
     expect(VideoSchema.safeParse(video('v', { created_at: 'yesterday' })).success).toBe(false);
     expect(VideoSchema.safeParse(video('v', { error: { code: 1 } })).success).toBe(false);
@@ -25,10 +25,12 @@ describe('VideoSchema', () => {
 describe('list envelopes', () => {
   const items = [video('a'), video('b')];
   it.each([
-    ['a bare array', items, false, 'b', null],
+    ['a bare array (the service says nothing of later pages)', items, null, 'b', null],
+    ['data alone', { data: items }, null, 'b', null],
     ['data + has_more + last_id', { data: items, has_more: true, last_id: 'b' }, true, 'b', null],
     ['videos', { videos: items, has_more: false }, false, 'b', null],
     ['items + next_cursor', { items, next_cursor: 'c2' }, true, 'b', 'c2'],
+    ['items + a null next_cursor', { items, next_cursor: null }, false, 'b', null],
   ])('accepts %s', (_name, body, hasMore, lastId, cursor) => {
     const envelope = normaliseList(VideoListSchema.parse(body));
     expect(envelope.data.map((v) => v.id)).toEqual(['a', 'b']);
@@ -39,6 +41,9 @@ describe('list envelopes', () => {
 });
 
 describe('VideoPage', () => {
+  const mustNotFetch = async (): Promise<never> => {
+    throw new Error('must not fetch');
+  };
   it('walks every page, by cursor or by last id', async () => {
     const pages: Record<string, ReturnType<typeof normaliseList>> = {
       first: { data: [VideoSchema.parse(video('a'))], has_more: true, last_id: 'a', next_cursor: 'c1' },
@@ -46,7 +51,7 @@ describe('VideoPage', () => {
       b: { data: [VideoSchema.parse(video('c'))], has_more: false, last_id: 'c', next_cursor: null },
     };
     const seen: unknown[] = [];
-    const fetchPage = async (params: Record<string, unknown>) => {
+    const fetchPage = async (params: VideoListParams) => {
       seen.push(params);
       return pages[(params.cursor ?? params.after) as string]!;
     };
@@ -74,5 +79,30 @@ describe('VideoPage', () => {
     });
     expect(page.hasNextPage()).toBe(false);
     await expect(page.getNextPage()).rejects.toThrow(/No next page/);
+  });
+  it('without has_more, judges by the page length against the limit asked (20 by default)', () => {
+    const videos = (n: number) => Array.from({ length: n }, (_, i) => VideoSchema.parse(video(`v${i}`)));
+    const bare = (n: number, params: VideoListParams) =>
+      new VideoPage(normaliseList(VideoListSchema.parse(videos(n))), params, mustNotFetch);
+    expect(bare(20, {}).hasNextPage()).toBe(true);
+    expect(bare(19, {}).hasNextPage()).toBe(false);
+    expect(bare(3, { limit: 3, order: 'asc' }).nextPageParams()).toEqual({ limit: 3, order: 'asc', after: 'v2' });
+    expect(bare(2, { limit: 3, order: 'asc' }).nextPageParams()).toBeNull();
+    expect(bare(0, { limit: 3 }).hasNextPage()).toBe(false);
+    // What the service says wins over the length.
+    const said = (hasMore: boolean, n: number) =>
+      new VideoPage({ data: videos(n), has_more: hasMore, last_id: 'x', next_cursor: null }, {}, mustNotFetch);
+    expect(said(true, 1).hasNextPage()).toBe(true);
+    expect(said(false, 20).hasNextPage()).toBe(false);
+  });
+  it('stops loudly when a bare-array server ignores `after`', async () => {
+    const full = Array.from({ length: 2 }, (_, i) => VideoSchema.parse(video(`v${i}`)));
+    const envelope = normaliseList(VideoListSchema.parse(full));
+    const page = new VideoPage(envelope, { limit: 2 }, async () => envelope);
+    await expect(async () => {
+      for await (const _ of page) {
+        /* walk */
+      }
+    }).rejects.toThrow(/repeated a cursor/);
   });
 });

