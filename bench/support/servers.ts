@@ -17,8 +17,9 @@ async function listen(server: Server): Promise<string> {
 /**
  * Two plain node:http servers, as in production: the API answers retrieve and redirects content to a
  * file host on another origin, which serves `<dir>/<id>.mp4` (with Content-Length, ETag and byte ranges).
+ * `fileHostOrigin`: the origin the redirects name instead of the file host's own, e.g. a shaped link to it.
  */
-export async function startBenchServers(dir: string | undefined) {
+export async function startBenchServers(dir: string | undefined, fileHostOrigin?: string) {
   const cdn = createServer((req, res) => {
     const id = /^\/files\/(\w+)\.mp4/.exec(req.url ?? '')?.[1];
     if (!dir || !id) return void res.writeHead(404).end();
@@ -37,12 +38,13 @@ export async function startBenchServers(dir: string | undefined) {
     createReadStream(file, { start, highWaterMark: 1 << 20 }).pipe(res);
   });
   const cdnURL = await listen(cdn);
+  const redirectOrigin = fileHostOrigin ?? cdnURL;
   const body = (id: string) => JSON.stringify(benchVideo(id));
   const api = createServer((req, res) => {
     if (req.headers['x-api-key'] !== BENCH_KEY) return void res.writeHead(401).end();
     const match = /^\/v1\/videos\/([^/]+)(\/content)?$/.exec(req.url ?? '');
     if (!match?.[1]) return void res.writeHead(404).end();
-    if (match[2]) return void res.writeHead(302, { location: `${cdnURL}/files/${match[1]}.mp4?sig=bench` }).end();
+    if (match[2]) return void res.writeHead(302, { location: `${redirectOrigin}/files/${match[1]}.mp4?sig=bench` }).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(body(match[1]));
   });
   const apiURL = await listen(api);

@@ -4,9 +4,13 @@ import { fileURLToPath } from 'node:url';
 
 const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
-/** Start bench/serve.ts in its own process; resolves with the origins once it listens. */
-export async function spawnServers(dir?: string): Promise<{ api: string; cdn: string; stop(): Promise<void> }> {
-  const child = spawn(TSX, [fileURLToPath(new URL('../serve.ts', import.meta.url)), ...(dir ? [dir] : [])], {
+/**
+ * Start bench/serve.ts in its own process; resolves with the origins once it listens. `fileHostOrigin`: what
+ * the API's redirects name instead of the file host's own origin (a shaped link to it).
+ */
+export async function spawnServers(dir?: string, fileHostOrigin?: string): Promise<{ api: string; cdn: string; stop(): Promise<void> }> {
+  const args = [fileURLToPath(new URL('../serve.ts', import.meta.url)), dir ?? '', ...(fileHostOrigin ? [fileHostOrigin] : [])];
+  const child = spawn(TSX, args, {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
