@@ -5,7 +5,7 @@ export default AvatarVideo;
 export type { ClientOptions, MediaLimits, RequestOptions } from './client.js';
 export * from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
-export { BatchInputError, type BatchProblem } from './lib/batch/errors.js';
+export { BatchInputError, BatchOutputError, type BatchProblem } from './lib/batch/errors.js';
 export type {
   BatchItem,
   BatchItemError,

@@ -24,3 +24,18 @@ export class BatchInputError extends AvatarVideoError {
     this.problems = problems;
   }
 }
+
+/** `outputDir` cannot hold the batch's videos; found before any job was created, so nothing was paid for. */
+export class BatchOutputError extends AvatarVideoError {
+  override name = 'BatchOutputError';
+  /** `output_not_folder`: something other than a folder is at that path; `output_not_writable`: it cannot be made or written to. */
+  readonly code: 'output_not_folder' | 'output_not_writable';
+  /** The absolute path of `outputDir`. */
+  readonly path: string;
+
+  constructor(code: BatchOutputError['code'], path: string, message: string, options?: { cause?: unknown }) {
+    super(`${message}; nothing was created.`, options);
+    this.code = code;
+    this.path = path;
+  }
+}

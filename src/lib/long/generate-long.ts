@@ -1,7 +1,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
-import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
+import type { Permit } from '../../internal/concurrency-limiter.js';
 import { diskError } from '../../internal/disk-error.js';
 import type { RequestOptions } from '../../internal/request-options.js';
 import { runPool } from '../../internal/run-pool.js';
@@ -9,7 +9,7 @@ import type { Video } from '../../schemas.js';
 import type { DownloadOptions, DownloadResult } from '../download.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
-import { jobOutcome } from '../job-permit.js';
+import { type JobPlaces, jobOutcome } from '../job-permit.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
@@ -91,18 +91,21 @@ const JOIN_SHARE = 0.1;
 /** @internal The video methods a long run uses; the `Videos` resource passes itself (lib never imports resources). */
 export interface LongRunVideos {
   generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult>;
-  create(params: VideoCreateParams, options?: { signal?: AbortSignal }): Promise<Video>;
+  create(params: VideoCreateParams, options?: { signal?: AbortSignal; maxRetries?: number }): Promise<Video>;
   retrieve(id: string, options?: { signal?: AbortSignal }): Promise<Video>;
   waitForCompletion(id: string, options?: WaitOptions): Promise<Video>;
   download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult>;
 }
 
-/** @internal The engine of `videos.generateLong`. */
+/**
+ * @internal The engine of `videos.generateLong`, and of a batch item too long for one job. Segment jobs take
+ * their places from `limiter`: the client's, or a batch's view of it.
+ */
 export async function generateLong(
   videos: LongRunVideos,
   params: VideoCreateParams,
   options: GenerateLongOptions,
-  limiter: ConcurrencyLimiter,
+  limiter: JobPlaces,
 ): Promise<GenerateLongResult> {
   // Streams are read twice below (checked, then split or uploaded): spool them once first.
   try {
@@ -121,7 +124,7 @@ async function generatePinned(
   videos: LongRunVideos,
   params: VideoCreateParams,
   options: GenerateLongOptions,
-  limiter: ConcurrencyLimiter,
+  limiter: JobPlaces,
 ): Promise<GenerateLongResult> {
   const { output, concurrency = 3, maxSegmentSeconds = 60, keepWorkDir = false, signal } = options;
   const { waitOptions, requestOptions } = callOptions(options);
@@ -202,7 +205,7 @@ function progressReporter(writer: ManifestWriter, onProgress: GenerateLongOption
 /** What every segment job of one long run shares. */
 interface LongRun extends WorkFolder {
   videos: LongRunVideos;
-  limiter: ConcurrencyLimiter;
+  limiter: JobPlaces;
   waitOptions: WaitOptions;
   requestOptions: RequestOptions;
   downloadOptions: DownloadOptions;
