@@ -127,6 +127,23 @@ it('with a fixed concurrency, a long item’s segments count among the jobs it b
   expect(peak).toBe(2);
 });
 
+it('a long item whose segment keeps failing is reported with the segment’s job; the others go on, its segments stay for a rerun', async () => {
+  mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'No face in the image.' } });
+  const out = join(dir, 'out');
+  const summary = await client.videos.generateBatch([item('talk', long), item('a', short)], {
+    outputDir: out,
+    concurrency: 1,
+    maxAttempts: 1,
+    ...fast,
+  });
+  expect(summary).toMatchObject({ completed: 1, failed: 1 });
+  const [failedJob] = segmentJobs();
+  expect(summary.results[0]).toMatchObject({ key: 'talk', status: 'failed', videoId: failedJob, error: { code: 'face_not_found' } });
+  expect(summary.results[0]?.error?.message).toContain(join(out, '.work', 'talk'));
+  expect(existsSync(join(out, '.work', 'talk', 'manifest.json'))).toBe(true);
+  expect(existsSync(join(out, 'talk.mp4'))).toBe(false);
+});
+
 it('survives a SIGKILL after the long item’s first segment was created: the rerun creates no segment twice', async () => {
   const out = join(dir, 'out');
   const child = spawnBatchChild([mock.baseURL, mock.apiKey, out, short, IMAGE, '2', long]);
