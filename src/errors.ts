@@ -210,7 +210,8 @@ export class DownloadIntegrityError extends AvatarVideoError {
 }
 
 /** What is wrong with a destination, as {@link OutputPathError.code}. */
-export type OutputPathProblem = 'invalid' | 'folder_missing' | 'folder_not_writable' | 'is_folder';
+/** Why a destination was refused: no path given, its folder missing, something else than a folder in its place, not writable, or the path is a folder. */
+export type OutputPathProblem = 'invalid' | 'folder_missing' | 'not_a_folder' | 'folder_not_writable' | 'is_folder';
 
 /**
  * A destination the SDK cannot save to: its folder is missing, not a folder or not writable, or the path is a

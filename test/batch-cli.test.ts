@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
+import { speechLikeWav } from './helpers/media.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildDir = join(root, '.tmp', `batch-cli-test-${process.pid}`);
@@ -110,7 +111,7 @@ it('a good CSV makes every video and report.csv; running it again skips them', a
   expect(result.stderr).toMatch(/1 done, 0 failed, \d+ running, ETA \d+ s/);
   expect(mock.creates - before).toBe(3);
   const report = await readReport(join(work, 'out'));
-  expect(report[0]).toEqual(['key', 'status', 'video_id', 'path', 'error_code', 'error_message']);
+  expect(report[0]).toEqual(['key', 'status', 'video_id', 'path', 'error_code', 'error_message', 'segment_ids']);
   expect(report.slice(1).map((row) => row.slice(0, 2))).toEqual([
     ['a', 'complete'],
     ['b', 'complete'],
@@ -126,6 +127,22 @@ it('a good CSV makes every video and report.csv; running it again skips them', a
   expect(mock.creates - before).toBe(3);
 });
 
+it('a row whose audio is longer than one job allows is made in segments, their job ids in report.csv', async () => {
+  await writeFile(join(work, 'media/talk.wav'), speechLikeWav(70));
+  await writeFile(join(work, 'items.csv'), 'key,audio,image\ntalk,media/talk.wav,media/portrait.png\n');
+  const before = mock.creates;
+  const result = await run(['batch', 'items.csv', '--out-dir', 'out']);
+  expect(result.code).toBe(0);
+  const [header, row] = await readReport(join(work, 'out'));
+  const column = (name: string) => row?.[header?.indexOf(name) ?? -1];
+  expect(column('status')).toBe('complete');
+  expect(column('video_id')).toBe('');
+  const segments = column('segment_ids')?.split(';');
+  expect(segments).toHaveLength(2);
+  expect(segments?.every((id) => mock.getVideo(id)?.status === 'COMPLETE')).toBe(true);
+  expect(mock.creates - before).toBe(2);
+});
+
 it('a JSONL file with a failing item exits 1 and names the failure in the report', async () => {
   mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'No face found.' } });
   const lines = ['x', 'y'].map((key) => JSON.stringify({ key, audio: 'media/speech.wav', image: 'media/portrait.png' }));
@@ -137,6 +154,16 @@ it('a JSONL file with a failing item exits 1 and names the failure in the report
   expect(report[1]?.slice(0, 2)).toEqual(['x', 'failed']);
   expect(report[1]?.[4]).toBe('face_not_found');
   expect(report[2]?.slice(0, 2)).toEqual(['y', 'complete']);
+});
+
+it('an --out-dir that is a file is a usage error, before any request', async () => {
+  await writeFile(join(work, 'items.csv'), 'key,audio,image\na,media/speech.wav,media/portrait.png\n');
+  await writeFile(join(work, 'taken'), '');
+  const before = mock.requests.length;
+  const result = await run(['batch', 'items.csv', '--out-dir', 'taken']);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/--out-dir: .*taken is a file, not a folder/);
+  expect(mock.requests.length).toBe(before);
 });
 
 it('--concurrency takes a number or auto', async () => {

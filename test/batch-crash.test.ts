@@ -3,7 +3,6 @@
  * job the first process paid for, so the rerun makes only the jobs still missing (plus at most the ones whose
  * create answer had not arrived when the process died).
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,11 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { AvatarVideo } from '../src/index.js';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
+import { spawnBatchChild } from './helpers/batch-child-process.js';
 import { mockFixture, wav } from './helpers/media.js';
 import { summarizeMp4 } from './helpers/mp4.js';
 
-const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
-const CHILD = fileURLToPath(new URL('./helpers/batch-child.ts', import.meta.url));
 const IMAGE = fileURLToPath(mockFixture('portrait.png'));
 const ITEMS = 16;
 
@@ -36,7 +34,7 @@ it('survives a SIGKILL half way: the rerun finishes every file and pays for at m
   const audio = join(dir, 'speech.wav');
   await writeFile(audio, wav(1));
   const out = join(dir, 'out');
-  const child = spawn(TSX, [CHILD, mock.baseURL, mock.apiKey, out, audio, IMAGE, String(ITEMS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnBatchChild([mock.baseURL, mock.apiKey, out, audio, IMAGE, String(ITEMS)]);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk;

@@ -9,7 +9,7 @@ import { joinVideos } from '../src/lib/long/join-videos.js';
 import { joinedTags, SEGMENTS_TAG } from '../src/lib/long/provenance.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from '../src/testing/fixtures.generated.js';
 import { PROVENANCE_KEY, provenanceValue, renderOutput } from '../src/testing/render-output.js';
-import { summarizeMp4 } from './helpers/mp4.js';
+import { summarizeMp4, topLevelBoxes } from './helpers/mp4.js';
 
 const OTHER = join(import.meta.dirname, 'fixtures/long/other-320x180-44k.mp4'); // 320x180, AAC 44.1 kHz stereo
 /** Well under one tick of either track's timescale error (1/57600 s video, 1/48000 s audio). */
@@ -32,19 +32,6 @@ async function segments(durations: number[], fixture = LANDSCAPE_MP4, prefix = '
       return path;
     }),
   );
-}
-
-/** Top-level box types of an MP4, in file order. */
-function topLevelBoxes(bytes: Uint8Array): string[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const types: string[] = [];
-  for (let at = 0; at + 8 <= bytes.length; ) {
-    const size = view.getUint32(at);
-    types.push(String.fromCharCode(...bytes.subarray(at + 4, at + 8)));
-    at += size === 1 ? Number(view.getBigUint64(at + 8)) : size;
-    if (size === 0) break;
-  }
-  return types;
 }
 
 const leftovers = async () => (await readdir(dir)).filter((name) => name.endsWith('.part'));

@@ -51,7 +51,7 @@ export async function prepareOutputFolder(folder: string): Promise<string> {
 async function folderProblem(folder: string): Promise<Problem | undefined> {
   const found = await stat(folder).catch(() => undefined);
   if (!found) return ['folder_missing', `the folder ${folder} does not exist; create it first, or save elsewhere`];
-  if (!found.isDirectory()) return ['folder_missing', `${folder} is not a folder`];
+  if (!found.isDirectory()) return ['not_a_folder', `${folder} is a file, not a folder`];
   const writable = await access(folder, constants.W_OK | constants.X_OK).then(
     () => true,
     () => false,

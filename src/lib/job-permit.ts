@@ -1,6 +1,12 @@
 import type { ConcurrencyLimiter, JobOutcome, Permit } from '../internal/concurrency-limiter.js';
 import { VideoCancelledError, VideoFailedError } from './errors.js';
 
+/**
+ * Where a job gets its place under the client's limit: the limiter itself, or a view of it that takes places
+ * the way its caller does (a batch with a fixed concurrency, counting the jobs it runs).
+ */
+export type JobPlaces = Pick<ConcurrencyLimiter, 'acquire' | 'adopt'>;
+
 /** What a job's end teaches the concurrency policy: a rate-limited failure throttles, any other end shows there was room. */
 export function jobOutcome(error: unknown): JobOutcome {
   if (error instanceof VideoFailedError) return error.isRateLimited ? 'throttled' : 'completed';

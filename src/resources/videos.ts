@@ -251,21 +251,15 @@ export class Videos {
   }
 
   /**
-   * Make many videos, one per item, each saved as `<outputDir>/<key>.mp4`. Every item is checked before
-   * any job is created (all problems reported at once, as `BatchInputError`). Jobs run as many at once as
-   * the service takes (`concurrency: 'auto'`); a job FAILED for a rate limit is created again. A ledger in
-   * `outputDir` makes the call resumable: after a crash or an abort, run it again over the same folder and
-   * no job is paid for twice. Items that fail are reported in the summary; they do not stop the batch.
+   * Make many videos, one per item, each saved as `<outputDir>/<key>.mp4`. `outputDir` and every item are checked
+   * before any job is created (`OutputPathError`; all item problems at once, as `BatchInputError`). An item whose
+   * audio is longer than one job allows is made as `generateLong` makes it, its segments' jobs listed in its
+   * result's `segmentVideoIds`. Jobs run as many at once as the service takes (`concurrency: 'auto'`); a job
+   * FAILED for a rate limit is created again. A ledger in `outputDir` makes the call resumable: after a crash or
+   * an abort, run it again over the same folder and no job is paid for twice. Items that fail are reported in the summary; they do not stop the batch.
    */
   generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
-    const jobs = {
-      create: (params: VideoCreateParams, o: CreateOptions) => this.create(params, o),
-      waitForCompletion: (id: string, o: WaitOptions) => this.waitForCompletion(id, o),
-      download: (video: Video, path: string, o: DownloadOptions) => this.download(video, path, o),
-      limiter: this.#limiter,
-      limits: this.#limits,
-    };
-    return generateBatch(jobs, items, options);
+    return generateBatch({ videos: this, limiter: this.#limiter, limits: this.#limits }, items, options);
   }
 }
 

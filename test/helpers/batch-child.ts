@@ -1,12 +1,26 @@
 /**
- * Child of test/batch-crash.test.ts: runs one batch against the parent's mock and prints `saved <key>` as each
- * item finishes, so the parent can SIGKILL it part way. Arguments: baseURL apiKey outputDir audio image count.
+ * Child of test/batch-crash.test.ts and test/batch-long.test.ts: runs one batch against the parent's mock and prints
+ * `<status> <key>` as each item finishes, so the parent can SIGKILL it part way. Arguments: baseURL apiKey outputDir
+ * audio image count [longAudio]; with longAudio, a first item `long` has it as its audio.
  */
-import { AvatarVideo } from '../../src/index.js';
+import { AvatarVideo, type BatchItem } from '../../src/index.js';
 
-const [baseURL, apiKey, outputDir, audio, image, count] = process.argv.slice(2) as [string, string, string, string, string, string];
+const [baseURL, apiKey, outputDir, audio, image, count, longAudio] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string?,
+];
 const client = new AvatarVideo({ baseURL, apiKey, logLevel: 'off' });
-const items = Array.from({ length: Number(count) }, (_, i) => ({ key: `item-${i}`, audio_reference: audio, image_reference: image }));
+const items: BatchItem[] = Array.from({ length: Number(count) }, (_, i) => ({
+  key: `item-${i}`,
+  audio_reference: audio,
+  image_reference: image,
+}));
+if (longAudio) items.unshift({ key: 'long', audio_reference: longAudio, image_reference: image });
 await client.videos.generateBatch(items, {
   outputDir,
   pollInterval: 40,

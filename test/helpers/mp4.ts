@@ -50,3 +50,16 @@ export async function summarizeMp4(file: Uint8Array | string): Promise<Mp4Summar
     input.dispose();
   }
 }
+
+/** Top-level box types of an MP4, in file order. */
+export function topLevelBoxes(bytes: Uint8Array): string[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const types: string[] = [];
+  for (let at = 0; at + 8 <= bytes.length; ) {
+    const size = view.getUint32(at);
+    types.push(String.fromCharCode(...bytes.subarray(at + 4, at + 8)));
+    at += size === 1 ? Number(view.getBigUint64(at + 8)) : size;
+    if (size === 0) break;
+  }
+  return types;
+}

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { BatchInputError, type BatchProgress, type BatchSummary } from '../../index.js';
+import { BatchInputError, type BatchProgress, type BatchSummary, OutputPathError } from '../../index.js';
 import { BATCH_COLUMNS, readBatchFile } from '../batch-items.js';
 import { writeReport } from '../batch-report.js';
 import { ExitCode } from '../exit-codes.js';
@@ -46,6 +46,7 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
     });
   } catch (error) {
     if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
+    if (error instanceof OutputPathError) throw new UsageError([{ code: error.code, message: `--out-dir: ${error.message}` }]);
     throw error;
   } finally {
     session.signal.removeEventListener('abort', onInterrupt);

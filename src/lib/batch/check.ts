@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { NamedUpload, type Uploadable } from '../../uploads.js';
 import { MediaValidationError } from '../media/errors.js';
 import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
-import { type ValidateOptions, validateCreateParams } from '../media/validate.js';
+import { LIMITS, type ValidateOptions, validateCreateParams } from '../media/validate.js';
 import { BatchInputError, type BatchProblem } from './errors.js';
 import { InputHasher } from './inputs-hash.js';
 import { keyIdentity, keyProblem } from './keys.js';
@@ -15,6 +15,8 @@ export interface CheckedItem {
   key: string;
   params: VideoCreateParams;
   hash: string;
+  /** Its audio is longer than one job allows: it is made in segments, as generateLong makes a long video. */
+  long: boolean;
 }
 
 /** Items checked at once: validation reads only headers, so a few in parallel keep the disk busy. */
@@ -23,6 +25,7 @@ const CHECK_CONCURRENCY = 8;
 /**
  * Check every item before any job is created: keys that are safe, unique file names; inputs that pass
  * local validation and can be read more than once; inputs unchanged since the ledger recorded the key.
+ * Audio longer than `limits.maxAudioSeconds` passes: such an item is marked `long`, to be made in segments.
  * Items are read once, as a stream; what is kept per item is its key, its inputs and a hash.
  * @throws BatchInputError listing every problem.
  */
@@ -44,7 +47,7 @@ export async function checkItems(
       found.push(...keyProblems(item.key, seen));
       const { key: _key, ...params } = item;
       const inputs = await inputProblems(params as VideoCreateParams, limits);
-      found.push(...inputs);
+      found.push(...inputs.problems);
       if (found.length === 0) {
         const hash = await hasher.hashParams(params as VideoCreateParams);
         const previous = ledger.get(item.key);
@@ -53,7 +56,7 @@ export async function checkItems(
             code: 'inputs_changed',
             message: `inputs of ${JSON.stringify(item.key)} differ from those its earlier run in this folder used; give the item a new key, or use another outputDir`,
           });
-        } else checked.push({ index, key: item.key, params: params as VideoCreateParams, hash });
+        } else checked.push({ index, key: item.key, params: params as VideoCreateParams, hash, long: inputs.long });
       }
     }
     for (const problem of found) problems.push({ index, key: named, ...problem });
@@ -79,23 +82,30 @@ function keyProblems(key: unknown, seen: Map<string, string>): Problem[] {
   return [{ code: 'duplicate_key', message: `key ${JSON.stringify(named)} is used twice${alike}` }];
 }
 
-/** An item's input problems: one-shot streams (a batch may upload an item again), then local validation. */
-async function inputProblems(params: VideoCreateParams, limits: ValidateOptions): Promise<Problem[]> {
+/**
+ * An item's input problems: one-shot streams (a batch may upload an item again), then local validation with no
+ * upper bound on the audio; and whether its audio is longer than one job allows (so it is made in segments).
+ */
+async function inputProblems(params: VideoCreateParams, limits: ValidateOptions): Promise<{ problems: Problem[]; long: boolean }> {
+  const refused = (problems: Problem[]) => ({ problems, long: false });
   const record = params as unknown as Record<string, unknown>;
   const streams = FILE_FIELDS.filter((field) => isOneShot(record[field]));
   if (streams.length > 0) {
-    return streams.map((field) => ({
-      field,
-      code: 'one_shot_input',
-      message: `${field} is a stream, which can be read only once; a batch may upload an item again: pass a path, a Buffer or a Blob`,
-    }));
+    return refused(
+      streams.map((field) => ({
+        field,
+        code: 'one_shot_input',
+        message: `${field} is a stream, which can be read only once; a batch may upload an item again: pass a path, a Buffer or a Blob`,
+      })),
+    );
   }
   try {
-    await validateCreateParams(params, limits);
-    return [];
+    const { audio } = await validateCreateParams(params, { ...limits, maxAudioSeconds: Number.POSITIVE_INFINITY });
+    // The test generateLong makes: audio longer than one job allows is split.
+    return { problems: [], long: (audio.durationSeconds ?? 0) > (limits.maxAudioSeconds ?? LIMITS.maxAudioSeconds) };
   } catch (error) {
-    if (!(error instanceof MediaValidationError)) return [{ code: 'unreadable_input', message: (error as Error).message }];
-    return error.issues.map((issue) => ({ field: issue.field, code: issue.code, message: issue.message }));
+    if (!(error instanceof MediaValidationError)) return refused([{ code: 'unreadable_input', message: (error as Error).message }]);
+    return refused(error.issues.map((issue) => ({ field: issue.field, code: issue.code, message: issue.message })));
   }
 }
 

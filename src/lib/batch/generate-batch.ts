@@ -1,13 +1,16 @@
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
-import type { ConcurrencyLimiter } from '../../internal/concurrency-limiter.js';
+import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
+import { prepareOutputFolder } from '../../internal/output-path.js';
 import { runPool } from '../../internal/run-pool.js';
-import type { ValidateOptions } from '../media/validate.js';
+import type { JobPlaces } from '../job-permit.js';
 import { checkItems } from './check.js';
+import type { BatchJobs, ItemContext } from './context.js';
 import { LedgerWriter, readLedger } from './ledger.js';
+import { WORK_FOLDER } from './long-item.js';
 import { ProgressTally } from './progress.js';
-import { type BatchJobs, type ItemContext, runItem } from './run-item.js';
+import { runItem } from './run-item.js';
 import type { BatchItem, BatchItemResult, BatchSummary, GenerateBatchOptions } from './types.js';
 
 /**
@@ -15,14 +18,14 @@ import type { BatchItem, BatchItemResult, BatchSummary, GenerateBatchOptions } f
  * size the client's limiter decides (or a fixed one), keeping the ledger in the output folder.
  */
 export async function generateBatch(
-  jobs: BatchJobs & { limits: ValidateOptions },
+  jobs: BatchJobs,
   items: Iterable<BatchItem> | AsyncIterable<BatchItem>,
   options: GenerateBatchOptions,
 ): Promise<BatchSummary> {
   const { outputDir, concurrency = 'auto', maxConcurrency = 16, maxAttempts = 3, onItem, onProgress, signal, ...wait } = options;
   checkOptions(concurrency, maxConcurrency, maxAttempts);
   const dir = resolve(outputDir);
-  await mkdir(dir, { recursive: true });
+  await prepareOutputFolder(dir);
   await removeStaleParts(dir);
   const entries = await readLedger(dir);
   const checked = await checkItems(items, entries, jobs.limits);
@@ -33,11 +36,10 @@ export async function generateBatch(
     jobs,
     ledger,
     outputDir: dir,
-    slot: slotFor(jobs.limiter, concurrency),
+    places: placesFor(jobs.limiter, concurrency, (delta) => tally.running(delta)),
     waitOptions: wait,
     maxAttempts,
     signal,
-    onRunning: (delta) => tally.running(delta),
   };
   tally.report();
   const workers = concurrency === 'auto' ? maxConcurrency : concurrency;
@@ -52,18 +54,39 @@ export async function generateBatch(
     });
   } finally {
     await ledger.close();
+    // Long items remove their own work folders once saved; the parent goes when none is left.
+    await rmdir(join(dir, WORK_FOLDER)).catch(() => {});
   }
   const counts = { complete: 0, failed: 0, skipped: 0 };
   for (const result of results) counts[result.status] += 1;
   return { completed: counts.complete, failed: counts.failed, skipped: counts.skipped, results };
 }
 
-/** Where a new job gets its place: the client's adaptive limit, or (fixed) the batch's own workers, after any Retry-After. */
-function slotFor(limiter: ConcurrencyLimiter, concurrency: number | 'auto'): ItemContext['slot'] {
-  if (concurrency === 'auto') return (signal) => limiter.acquire(signal);
-  return async (signal) => {
-    await limiter.paused(signal);
-    return limiter.adopt();
+/**
+ * Where the batch's jobs (items' and long items' segments') get their places: a new job from the client's adaptive
+ * limit, or (fixed) from the batch's own workers after any Retry-After; a job already made joins the count. Each
+ * place counts as running, for the progress, until it is released.
+ */
+function placesFor(limiter: ConcurrencyLimiter, concurrency: number | 'auto', onRunning: (delta: 1 | -1) => void): JobPlaces {
+  const counted = (permit: Permit): Permit => {
+    onRunning(1);
+    let held = true;
+    return {
+      startedAt: permit.startedAt,
+      release: (outcome, retryAfterMs) => {
+        permit.release(outcome, retryAfterMs);
+        if (held) onRunning(-1);
+        held = false;
+      },
+    };
+  };
+  return {
+    acquire: async (signal) => {
+      if (concurrency === 'auto') return counted(await limiter.acquire(signal));
+      await limiter.paused(signal);
+      return counted(limiter.adopt());
+    },
+    adopt: () => counted(limiter.adopt()),
   };
 }
 

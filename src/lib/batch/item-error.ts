@@ -1,6 +1,14 @@
-import { APIConnectionError, APIError } from '../../errors.js';
+import { APIConnectionError, APIError, APIUserAbortError } from '../../errors.js';
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import { SegmentFailedError } from '../long/generate-long.js';
 import type { BatchItemError, BatchItemResult } from './types.js';
+
+export const BATCH_ABORTED = 'The batch was aborted.';
+
+/** The error a batch stopped by its signal rejects with: the abort error itself, or one that says so. */
+export function abortError(error: unknown, signal: AbortSignal): APIUserAbortError {
+  return error instanceof APIUserAbortError ? error : new APIUserAbortError(BATCH_ABORTED, { cause: signal.reason });
+}
 
 /** The result of an item that failed, naming the job it made, if any. */
 export function failed(key: string, jobId: string | undefined, error: unknown, attempts?: number): BatchItemResult {
@@ -15,6 +23,8 @@ export function describeItemError(error: unknown, jobId: string | undefined, att
     return { code: error.code ?? 'failed', message: `${message}${tries}` };
   }
   if (error instanceof VideoCancelledError) return { code: 'cancelled', message };
+  // A long item's segment: its message names the segment, its last job and how to resume.
+  if (error instanceof SegmentFailedError) return { code: error.code ?? 'failed', message };
   const resume = jobId
     ? ` Job ${jobId} was created and paid for: run the batch again over the same folder to resume it.`
     : error instanceof APIConnectionError

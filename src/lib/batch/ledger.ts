@@ -7,20 +7,23 @@ const LEDGER_NAME = '.avatar-video-batch.jsonl';
 /**
  * One line of the ledger. Every state change of an item is written before it matters (`creating`
  * before the create request, `created` as soon as its answer names the job), so a crash at any moment
- * loses at most the jobs whose create answer had not arrived yet.
+ * loses at most the jobs whose create answer had not arrived yet. An item made in segments has `creating`
+ * before its first segment and `saved` with `segmentIds`; its segment jobs are in its own manifest (long-item.ts).
  */
 export type LedgerRecord =
   | { key: string; hash: string; state: 'creating' }
   | { key: string; hash: string; state: 'created'; jobId: string }
   | { key: string; hash: string; state: 'failed'; jobId?: string; code: string; message: string }
-  | { key: string; hash: string; state: 'saved'; jobId: string; path: string; bytes: number };
+  | { key: string; hash: string; state: 'saved'; jobId?: string; segmentIds?: string[]; path: string; bytes: number };
 
 /** What the ledger says about one key: its last state, folded from every line. */
 export interface LedgerEntry {
   hash: string;
   state: LedgerRecord['state'];
-  /** The job waited on or saved; absent after a failure or before a create answered. */
+  /** The job waited on or saved; absent after a failure or before a create answered, and for an item made in segments. */
   jobId?: string;
+  /** The segment jobs of a saved item made in segments, in order. */
+  segmentIds?: string[];
   path?: string;
   bytes?: number;
 }
@@ -56,8 +59,10 @@ function fold(record: LedgerRecord): LedgerEntry {
   switch (record.state) {
     case 'created':
       return { hash: record.hash, state: 'created', jobId: record.jobId };
-    case 'saved':
-      return { hash: record.hash, state: 'saved', jobId: record.jobId, path: record.path, bytes: record.bytes };
+    case 'saved': {
+      const { key: _key, ...entry } = record;
+      return entry;
+    }
     default:
       return { hash: record.hash, state: record.state };
   }

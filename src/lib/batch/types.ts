@@ -1,27 +1,38 @@
 import type { VideoCreateParams } from '../media/prepare.js';
 import type { WaitOptions } from '../wait.js';
 
-/** One video of a batch: the create parameters plus a key that names its output file, `<outputDir>/<key>.mp4`. */
+/**
+ * One video of a batch: the create parameters plus a key that names its output file, `<outputDir>/<key>.mp4`.
+ * Its audio may be of any length: audio longer than one job allows (the client's `limits.maxAudioSeconds`) is
+ * made as `generateLong` makes it, split at quiet points into segments whose videos are joined.
+ */
 export type BatchItem = { key: string } & VideoCreateParams;
 
 /** Options of `videos.generateBatch`. The wait options (poll intervals, the wait's deadline) apply to each job. */
 export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
   /**
-   * Folder for the videos (`<key>.mp4`) and the batch ledger. Run the same batch again over the same
-   * folder to resume: saved items are skipped, jobs already created are waited on, only the rest is created.
-   * Run one batch at a time per folder.
+   * Folder for the videos (`<key>.mp4`) and the batch ledger; made if missing. It is checked before any job is
+   * created: a path that is not a folder, or a folder that is not writable, is an `OutputPathError`. Run the same
+   * batch again over the same folder to resume: saved items are skipped, jobs already created are waited on,
+   * only the rest is created. A long item keeps its segments and their manifest in `.work/<key>/` until it is
+   * saved. Run one batch at a time per folder.
    */
   outputDir: string;
   /**
    * Jobs running at once. `'auto'` starts low and adapts to the service (it grows while jobs succeed and
    * shrinks on rate limits), sharing one limit with every other job of the same client. A number runs exactly
-   * that many, still pausing for a `Retry-After`.
+   * that many, still pausing for a `Retry-After`. A long item's segments are made one after another, each
+   * taking its place like any other job, so this bound holds for them too.
    * @default 'auto'
    */
   concurrency?: number | 'auto';
   /** Ceiling of `'auto'` concurrency for this batch. @default 16 */
   maxConcurrency?: number;
-  /** Jobs per item: a job that FAILS with a rate-limit code is created again, up to this many in all. @default 3 */
+  /**
+   * Jobs per item: a job that FAILS with a rate-limit code is created again, up to this many in all. For a long
+   * item, jobs per segment, and as `generateLong` does, a segment whose job FAILS for any reason is created again.
+   * @default 3
+   */
   maxAttempts?: number;
   /** Called once per item when it is finished (complete, failed or skipped). @default undefined */
   onItem?: (result: BatchItemResult) => void;
@@ -49,8 +60,13 @@ export interface BatchItemError {
 export interface BatchItemResult {
   key: string;
   status: 'complete' | 'failed' | 'skipped';
-  /** The last job made for the item, when one was made. */
+  /** The last job made for the item, when one was made; absent for an item made in segments (see `segmentVideoIds`). */
   videoId?: string;
+  /**
+   * For an item whose audio was longer than one job allows: the job of each segment, in order, whose videos
+   * were joined into its file. For a failed one, `videoId` names the last job of the segment that failed, if any.
+   */
+  segmentVideoIds?: string[];
   /** Absolute path of the saved MP4 (complete and skipped items). */
   path?: string;
   error?: BatchItemError;

@@ -1,7 +1,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
-import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
+import type { Permit } from '../../internal/concurrency-limiter.js';
 import { diskError } from '../../internal/disk-error.js';
 import { checkOutputPath } from '../../internal/output-path.js';
 import type { RequestOptions } from '../../internal/request-options.js';
@@ -11,7 +11,7 @@ import type { DownloadOptions, DownloadResult } from '../download.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
 import { namingJob } from '../job-error.js';
-import { jobOutcome } from '../job-permit.js';
+import { type JobPlaces, jobOutcome } from '../job-permit.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
@@ -94,18 +94,21 @@ const JOIN_SHARE = 0.1;
 /** @internal The video methods a long run uses; the `Videos` resource passes itself (lib never imports resources). */
 export interface LongRunVideos {
   generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult>;
-  create(params: VideoCreateParams, options?: { signal?: AbortSignal }): Promise<Video>;
+  create(params: VideoCreateParams, options?: { signal?: AbortSignal; maxRetries?: number }): Promise<Video>;
   retrieve(id: string, options?: { signal?: AbortSignal }): Promise<Video>;
   waitForCompletion(id: string, options?: WaitOptions): Promise<Video>;
   download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult>;
 }
 
-/** @internal The engine of `videos.generateLong`. */
+/**
+ * @internal The engine of `videos.generateLong`, and of a batch item too long for one job. Segment jobs take
+ * their places from `limiter`: the client's, or a batch's view of it.
+ */
 export async function generateLong(
   videos: LongRunVideos,
   params: VideoCreateParams,
   options: GenerateLongOptions,
-  limiter: ConcurrencyLimiter,
+  limiter: JobPlaces,
 ): Promise<GenerateLongResult> {
   // The joined MP4 is written last, after every segment is paid for: a save bound to fail must fail first.
   await checkOutputPath(options.output);
@@ -126,7 +129,7 @@ async function generatePinned(
   videos: LongRunVideos,
   params: VideoCreateParams,
   options: GenerateLongOptions,
-  limiter: ConcurrencyLimiter,
+  limiter: JobPlaces,
 ): Promise<GenerateLongResult> {
   const { output, concurrency = 3, maxSegmentSeconds = 60, keepWorkDir = false, signal } = options;
   const { waitOptions, requestOptions } = callOptions(options);
@@ -224,7 +227,7 @@ function progressReporter(writer: ManifestWriter, onProgress: GenerateLongOption
 /** What every segment job of one long run shares. */
 interface LongRun extends WorkFolder {
   videos: LongRunVideos;
-  limiter: ConcurrencyLimiter;
+  limiter: JobPlaces;
   waitOptions: WaitOptions;
   requestOptions: RequestOptions;
   downloadOptions: DownloadOptions;
