@@ -148,6 +148,16 @@ describe('every error class from a real response', () => {
     expect(error.code).toBe('duration_out_of_range');
   });
 
+  // The mock's limit is its own (src/testing/rules.ts), not the client's: raising the client's passes local validation only.
+  it('422 from the mock for 90 s of audio that a client with limits.maxAudioSeconds 180 validated', async () => {
+    const wide = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off', limits: { maxAudioSeconds: 180 } });
+    const error = await wide.videos.create({ audio_reference: wav(90), image_reference: image() }).catch((e) => e);
+    await wide.close();
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.code).toBe('duration_out_of_range');
+    expect(mock.requests.filter((r) => r.method === 'POST')).toHaveLength(1); // sent: the SDK's own check let it through
+  });
+
   it("422 UnprocessableEntityError with FastAPI's details for an unknown model (validation off)", async () => {
     const error = await client.videos
       // A model name the service does not know (the type allows future names; validation off lets it through).

@@ -1,17 +1,8 @@
-import { probeMedia } from '../lib/media/probe.js';
-import type { MediaFormat } from '../lib/media/types.js';
+import { measure } from './measure.js';
 import { errorResponse, jsonResponse, type MockValidationProblem, validationResponse } from './responses.js';
+import { FIELDS, type Format, MODEL_CHOICES, MODELS, PARTS, type Part } from './rules.js';
 import { imageSize, sniffFormat } from './sniff.js';
 import type { MockState } from './state.js';
-
-const FIELDS = ['audio_reference', 'image_reference', 'video_reference', 'model'];
-const MODELS = ['service-avatar-x', 'service-video-1-latest'];
-type Part = 'audio_reference' | 'image_reference' | 'video_reference';
-const ACCEPTS: Record<Part, { formats: MediaFormat[]; label: string; seconds?: [number, number] }> = {
-  audio_reference: { formats: ['wav', 'mp3'], label: 'WAV or MP3', seconds: [1, 60] },
-  image_reference: { formats: ['jpeg', 'png'], label: 'JPEG or PNG' },
-  video_reference: { formats: ['mp4', 'mov'], label: 'MP4 or MOV', seconds: [10, 60] },
-};
 
 /** Thrown inside this module to stop at the first problem; turned into the response. */
 class Rejection {
@@ -32,13 +23,11 @@ export async function createVideo(request: Request, state: MockState): Promise<R
         'video_reference is a gated preview feature and this API key does not have access to it. Use image_reference instead.',
       );
     }
-    const audioBytes = await partBytes(audio, 'audio_reference');
-    const visualBytes = await partBytes(visual, visualPart);
-    const { seconds: audioSeconds } = await checkDuration(audioBytes, 'audio_reference', audio.name);
+    const audioUpload = await readPart(audio, 'audio_reference');
+    const visualUpload = await readPart(visual, visualPart);
+    const { seconds: audioSeconds } = checkDuration(audioUpload, 'audio_reference', audio.name);
     const size =
-      visualPart === 'image_reference'
-        ? readImageSize(visualBytes, visual.name)
-        : await checkDuration(visualBytes, visualPart, visual.name);
+      visualPart === 'image_reference' ? readImageSize(visualUpload, visual.name) : checkDuration(visualUpload, visualPart, visual.name);
     // Checked once the form is read, right before the job starts: no await between, so no create slips past.
     const wait = state.admit();
     if (wait !== undefined) {
@@ -79,16 +68,15 @@ async function readForm(request: Request): Promise<FormData> {
  */
 function checkDeclared(form: FormData): void {
   const problems: MockValidationProblem[] = [];
-  const expected = MODELS.map((name) => `'${name}'`).join(' or ');
   for (const field of FIELDS) {
     const value = form.get(field);
     const loc = ['body', field];
     if (field === 'audio_reference' && value === null) {
       problems.push({ type: 'missing', loc, msg: 'Field required', input: null });
     } else if (field === 'model') {
-      if (value !== null && (typeof value !== 'string' || !MODELS.includes(value))) {
+      if (value !== null && (typeof value !== 'string' || !(MODELS as readonly string[]).includes(value))) {
         const input = typeof value === 'string' ? value : value.name;
-        problems.push({ type: 'literal_error', loc, msg: `Input should be ${expected}`, input, ctx: { expected } });
+        problems.push({ type: 'literal_error', loc, msg: `Input should be ${MODEL_CHOICES}`, input, ctx: { expected: MODEL_CHOICES } });
       }
     } else if (typeof value === 'string') {
       const msg = "Value error, Expected UploadFile, received: <class 'str'>";
@@ -112,48 +100,49 @@ function checkFields(form: FormData) {
   const image = form.get('image_reference') as File | null;
   const video = form.get('video_reference') as File | null;
   const audio = form.get('audio_reference') as File;
-  const model = (form.get('model') as string | null) ?? 'service-avatar-x';
+  const model = (form.get('model') as string | null) ?? MODELS[0];
   if (image !== null && video !== null)
     reject('multiple_visual_references', 'Send exactly one of image_reference or video_reference, not both.');
   const visual = image ?? video;
   if (visual === null) {
     return reject(
       'missing_visual_reference',
-      'A visual reference is required: send image_reference (JPEG or PNG) or video_reference (MP4 or MOV).',
+      `A visual reference is required: send image_reference (${PARTS.image_reference.label}) or video_reference (${PARTS.video_reference.label}).`,
     );
   }
   const visualPart: Part = image !== null ? 'image_reference' : 'video_reference';
   return { audio, visual, visualPart, model };
 }
 
-async function partBytes(file: File, part: Part): Promise<Uint8Array> {
+type Upload = { bytes: Uint8Array; format: Format };
+
+async function readPart(file: File, part: Part): Promise<Upload> {
   const bytes = new Uint8Array(await file.arrayBuffer());
   const format = sniffFormat(bytes);
-  const { formats, label } = ACCEPTS[part];
+  const { formats, label } = PARTS[part];
   if (format === undefined || !formats.includes(format)) {
     const found = format === undefined ? 'no recognised format' : format.toUpperCase();
-    reject('unsupported_format', `${part} ('${file.name}') must be ${label}; its content is ${found}.`);
+    return reject('unsupported_format', `${part} ('${file.name}') must be ${label}; its content is ${found}.`);
   }
-  return bytes;
+  return { bytes, format };
 }
 
-/** Measures with the SDK's own probe and enforces the part's inclusive range. Returns the duration, and the frame size for videos. */
-async function checkDuration(bytes: Uint8Array, part: 'audio_reference' | 'video_reference', name: string) {
-  const info = await probeMedia(bytes).catch(() => undefined);
-  const seconds = info?.durationSeconds;
-  if (seconds === undefined || !Number.isFinite(seconds))
-    return reject('unreadable_media', `${part} ('${name}') could not be read to measure its duration.`);
-  const [min, max] = ACCEPTS[part].seconds ?? [0, 0];
+/** Measures with the mock's own readers (measure.ts) and enforces the part's inclusive range. Returns the duration, and the size for videos. */
+function checkDuration({ bytes, format }: Upload, part: 'audio_reference' | 'video_reference', name: string) {
+  const measured = measure(bytes, format);
+  if (measured === undefined) return reject('unreadable_media', `${part} ('${name}') could not be read to measure its duration.`);
+  const { seconds } = measured;
+  const [min, max] = PARTS[part].seconds ?? [0, 0];
   if (seconds < min || seconds > max) {
     reject(
       'duration_out_of_range',
       `${part} ('${name}') is ${Math.round(seconds * 100) / 100} s long; it must be ${min} to ${max} seconds.`,
     );
   }
-  return { seconds, width: info?.width ?? 0, height: info?.height ?? 0 };
+  return { seconds, width: measured.width ?? 0, height: measured.height ?? 0 };
 }
 
-function readImageSize(bytes: Uint8Array, name: string) {
-  const size = imageSize(bytes, sniffFormat(bytes) === 'png' ? 'png' : 'jpeg');
+function readImageSize({ bytes, format }: Upload, name: string) {
+  const size = imageSize(bytes, format === 'png' ? 'png' : 'jpeg');
   return size ?? reject('unreadable_media', `image_reference ('${name}') has no readable width and height.`);
 }

@@ -1,5 +1,6 @@
 /**
- * MSW handlers for the whole API plus a separate CDN origin, driven by a {@link MockState}.
+ * MSW handlers for the whole API plus a separate CDN origin, driven by a {@link MockState}. Only the loopback
+ * servers of index.ts run them (a user's own setupServer would not reach the SDK's undici requests).
  *
  * The spec (shared/spec/api-spec.md) leaves error statuses, bodies, the list endpoint and the
  * content redirect unspecified. Where it is silent, the mock chooses:
@@ -14,9 +15,9 @@
  *   a reference sent as text: value_error, an unknown model: literal_error); unknown field (400),
  *   repeated field (400 duplicate_field), both visual references (400), none (400),
  *   preview access for video_reference (403, checked before the bytes are read: it is a permission),
- *   format by magic bytes (400 unsupported_format),
- *   duration via the SDK's probeMedia (400 unreadable_media, 422 duration_out_of_range: audio 1..60 s,
- *   video 10..60 s, inclusive). aspect_ratio is 9:16 when the reference is taller than wide, else 16:9.
+ *   format by magic bytes (400 unsupported_format, sniff.ts), duration by the mock's own header readers
+ *   (measure.ts: 400 unreadable_media, 422 duration_out_of_range outside the ranges of rules.ts, inclusive).
+ *   aspect_ratio is 9:16 when the reference is taller than wide, else 16:9.
  *   Last, with concurrencyLimit jobs PROCESSING: 429 rate_limit_exceeded, Retry-After = seconds until the first ends.
  * - Job state comes from the mock clock: PROCESSING with progress floor(elapsed / processingMs * 100)
  *   capped at 99 (bent by progressNoise, see progress.ts), then the enqueued outcome (default COMPLETE:

@@ -1,3 +1,4 @@
+import { FIELDS, MODELS, PARTS, range } from './rules.js';
 import { randomId } from './state.js';
 
 /**
@@ -10,14 +11,20 @@ export const MOCK_ERROR_CODES = {
   missing_api_key: { status: 401, when: 'No x-api-key header on a /v1 request.' },
   invalid_api_key: { status: 401, when: 'The x-api-key header is not the key the mock accepts.' },
   invalid_multipart: { status: 400, when: 'POST /v1/videos body is not readable multipart/form-data.' },
-  unknown_field: { status: 400, when: 'A form field other than audio_reference, image_reference, video_reference, model.' },
+  unknown_field: { status: 400, when: `A form field other than ${FIELDS.join(', ')}.` },
   duplicate_field: { status: 400, when: 'The same form field sent more than once.' },
   multiple_visual_references: { status: 400, when: 'Both image_reference and video_reference were sent.' },
   missing_visual_reference: { status: 400, when: 'Neither image_reference nor video_reference was sent.' },
-  unsupported_format: { status: 400, when: 'A part is not WAV/MP3 (audio), JPEG/PNG (image) or MP4/MOV (video) by its magic bytes.' },
+  unsupported_format: {
+    status: 400,
+    when: `A part is not ${PARTS.audio_reference.label} (audio), ${PARTS.image_reference.label} (image) or ${PARTS.video_reference.label} (video) by its magic bytes.`,
+  },
   unreadable_media: { status: 400, when: 'The bytes look like the right format but their duration or size cannot be read.' },
   preview_access_required: { status: 403, when: 'video_reference sent by a key without access to the gated preview.' },
-  duration_out_of_range: { status: 422, when: 'Audio outside 1..60 s or video reference outside 10..60 s (inclusive).' },
+  duration_out_of_range: {
+    status: 422,
+    when: `Audio outside ${range('audio_reference')} s or video reference outside ${range('video_reference')} s (inclusive).`,
+  },
   invalid_after: { status: 400, when: 'List after is not the id of a known video.' },
   video_not_found: { status: 404, when: 'No video with that id.' },
   video_not_ready: { status: 409, when: 'Content requested for a video whose status is not COMPLETE.' },
@@ -49,7 +56,7 @@ export const MOCK_VALIDATION_ERRORS = {
   value_error: { loc: 'body.<part>', when: 'A reference part was sent as a plain text field instead of a file.' },
   literal_error: {
     loc: 'body.model, query.order',
-    when: 'model is not service-avatar-x or service-video-1-latest (or is a file); list order is not asc or desc.',
+    when: `model is not ${MODELS.join(' or ')} (or is a file); list order is not asc or desc.`,
   },
   int_parsing: { loc: 'query.limit', when: 'List limit is not an integer.' },
   greater_than_equal: { loc: 'query.limit', when: 'List limit below 1.' },

@@ -1,13 +1,15 @@
-import type { MediaFormat } from '../lib/media/types.js';
+import type { Format } from './rules.js';
 
 /**
- * Format detection from magic bytes and image sizes from headers. The mock judges uploads the way
+ * Format detection from magic bytes and image sizes from headers, written for the mock alone (it shares no
+ * parser with the SDK, so a bug in the SDK's probe shows in a create test). The mock judges uploads the way
  * a server would: by content, never by file name or declared type.
  */
 
-const ascii = (bytes: Uint8Array, start: number, length: number): string => String.fromCharCode(...bytes.subarray(start, start + length));
+export const ascii = (bytes: Uint8Array, start: number, length: number): string =>
+  String.fromCharCode(...bytes.subarray(start, start + length));
 
-export function sniffFormat(bytes: Uint8Array): MediaFormat | undefined {
+export function sniffFormat(bytes: Uint8Array): Format | undefined {
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 4) === 'WAVE') return 'wav';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   // ID3v2 tag, or a bare MPEG audio frame (11-bit frame sync; JPEG's FF D8 does not pass it).

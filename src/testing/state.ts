@@ -112,10 +112,12 @@ interface Job {
 
 export const randomId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
 
-/** Everything the mock remembers. The handlers are stateless around it, so msw users can share one state between handler sets. */
+/** Everything the mock remembers; the handlers are stateless around it. A MockServer hands out its controls. */
 export class MockState {
   readonly options: Required<MockStateOptions>;
+  /** Every request both origins received, oldest first. */
   readonly requests: RecordedRequest[] = [];
+  /** Successful creates so far. */
   creates = 0;
   /** Creates refused with 429 because `concurrencyLimit` jobs were PROCESSING. */
   throttledCreates = 0;
@@ -163,14 +165,17 @@ export class MockState {
     return (this.options.clock === 'manual' ? this.startMs : Date.now()) + this.offsetMs;
   }
 
+  /** Move the manual clock, or add an offset to the real one. */
   advance(ms: number): void {
     this.offsetMs += ms;
   }
 
+  /** The next created job ends this way instead of COMPLETE (first in, first out). */
   enqueueOutcome(outcome: MockOutcome): void {
     this.outcomes.push(outcome);
   }
 
+  /** Answer matching requests with `reply` before any other handling (auth included). */
   failNext(match: FailureMatch, reply: FailureReply): void {
     this.failures.push({ ...match, ...reply, headers: this.withRetryHint(reply), times: reply.times ?? 1 });
   }
@@ -255,7 +260,7 @@ export class MockState {
     return this.view(id);
   }
 
-  /** Force fields (e.g. `{ status: 'QUEUED' }`); they stay until patched again. */
+  /** Force fields (e.g. `{ status: 'QUEUED' }`); they stay until patched again. Throws for an unknown id. */
   setVideo(id: string, patch: Partial<MockVideo>): void {
     const job = this.jobs.get(id);
     if (!job) throw new Error(`No mock video ${id}`);
