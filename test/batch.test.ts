@@ -121,13 +121,15 @@ describe('generateBatch resumes from its ledger', () => {
     const out = join(dir, 'out');
     const first = await client.videos.generateBatch(items(3), { outputDir: out, ...fast });
     expect(first.completed).toBe(3);
-    // A partial download left by a killed run is removed, never taken for a video.
+    // A partial download left by a killed run is removed, never taken for a video, even for an item now skipped.
     await writeFile(join(out, '.item-3.mp4.0123456789ab.part'), 'partial');
+    await writeFile(join(out, '.item-0.mp4.0123456789ab.part'), 'partial');
     const second = await client.videos.generateBatch(items(4), { outputDir: out, ...fast });
     expect(second).toMatchObject({ completed: 1, skipped: 3, failed: 0 });
     expect(second.results.slice(0, 3).map((r) => r.videoId)).toEqual(first.results.map((r) => r.videoId));
     expect(mock.creates).toBe(4);
     expect(existsSync(join(out, '.item-3.mp4.0123456789ab.part'))).toBe(false);
+    expect(existsSync(join(out, '.item-0.mp4.0123456789ab.part'))).toBe(false);
   });
 
   it('names the key whose inputs changed since the ledger recorded it', async () => {

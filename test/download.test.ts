@@ -13,7 +13,6 @@ import {
   NotFoundError,
   VideoNotReadyError,
 } from '../src/index.js';
-import { TempFile } from '../src/lib/file-writer.js';
 import { startMockServer } from '../src/testing/index.js';
 import { box, fakeMp4, ftyp } from './helpers/fake-mp4.js';
 import { type Handler, json, rawServer, video } from './helpers/raw-server.js';
@@ -381,47 +380,6 @@ describe('failures leave the destination untouched', () => {
     await mkdir(join(dir, 'folder'));
     await expect(client.videos.download('vid_1', join(dir, 'folder'))).rejects.toThrow(AvatarVideoError);
     expect(cdn.requests).toHaveLength(0);
-  });
-});
-
-describe('TempFile', () => {
-  it('writes in order after switching to async writes, truncates, and commits atomically', async () => {
-    const target = join(dir, 'out.bin');
-    await writeFile(target, OLD);
-    const file = await TempFile.create(target, -1); // every write counts as slow: async after the third
-    expect(file.path).toMatch(/\/\.out\.bin\.[0-9a-f]{12}\.part$/);
-    file.write(Buffer.from('discarded'));
-    await file.truncate();
-    const chunks = Array.from({ length: 200 }, (_, i) => BODY.subarray(i * 15_000, (i + 1) * 15_000));
-    for (const chunk of chunks) if (!file.write(chunk)) await file.drain();
-    expect(await readFile(target, 'utf8')).toBe(OLD);
-    await file.commit(target);
-    expect((await readFile(target)).equals(BODY.subarray(0, 3_000_000))).toBe(true);
-    expect(await leftovers()).toEqual([]);
-  });
-
-  it('copies a reused chunk it has to queue, and writes a reused chunk in place otherwise', async () => {
-    const target = join(dir, 'out.bin');
-    const file = await TempFile.create(target, -1); // async from the third write on
-    const buffer = Buffer.alloc(10_000);
-    const expected: Buffer[] = [];
-    for (let i = 0; i < 50; i++) {
-      buffer.fill(i);
-      expected.push(Buffer.from(buffer));
-      const more = file.write(buffer, true);
-      buffer.fill(255); // what the next socket read would do to the buffer
-      if (!more) await file.drain();
-    }
-    await file.commit(target);
-    expect((await readFile(target)).equals(Buffer.concat(expected))).toBe(true);
-  });
-
-  it('discard removes the temporary file', async () => {
-    const file = await TempFile.create(join(dir, 'out.bin'));
-    file.write(Buffer.from('partial'));
-    expect(await leftovers()).toHaveLength(1);
-    await file.discard();
-    expect(await readdir(dir)).toEqual([]);
   });
 });
 

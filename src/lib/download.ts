@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { APIConnectionError, APIError, AvatarVideoError, DownloadIntegrityError } from '../errors.js';
+import { type AtomicFile, writeFileAtomic } from '../internal/atomic-file.js';
 import { diskError } from '../internal/disk-error.js';
 import type { Transport } from '../internal/http-client.js';
 import { apiPath } from '../internal/path.js';
@@ -10,7 +11,6 @@ import { sleep } from '../internal/sleep.js';
 import { header, release, requestId, type SentResponse } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 import { VideoNotReadyError } from './errors.js';
-import { TempFile } from './file-writer.js';
 import { checkWholeMp4 } from './media/isobmff.js';
 import { ByteReader } from './media/reader.js';
 
@@ -62,7 +62,7 @@ interface Proof {
 interface Transfer {
   readonly transport: Transport;
   readonly id: string;
-  readonly file: TempFile;
+  readonly file: AtomicFile;
   readonly options: DownloadOptions;
   readonly contentURL: URL;
   proof: Proof | undefined;
@@ -89,28 +89,25 @@ export async function downloadVideo(
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new AvatarVideoError(`Cannot download to ${path}: it is a directory.`);
 
-  const file = await TempFile.create(path).catch((error: unknown) => {
-    throw diskError(error, path);
-  });
   const contentURL = transport.url(apiPath`v1/videos/${id}/content`);
-  const state: Transfer = {
-    transport,
-    id,
-    file,
-    options,
-    contentURL,
-    proof: undefined,
-    total: undefined,
-    contentType: undefined,
-    requestId: undefined,
-  };
   try {
-    await transfer(state);
-    await verify(state);
-    await file.commit(path);
-    return { path, bytes: file.size, contentType: state.contentType };
+    return await writeFileAtomic(path, async (file) => {
+      const state: Transfer = {
+        transport,
+        id,
+        file,
+        options,
+        contentURL,
+        proof: undefined,
+        total: undefined,
+        contentType: undefined,
+        requestId: undefined,
+      };
+      await transfer(state);
+      await verify(state);
+      return { path, bytes: file.size, contentType: state.contentType };
+    });
   } catch (error) {
-    await file.discard();
     throw diskError(error, path);
   }
 }
@@ -223,8 +220,8 @@ function continues(value: string | undefined, offset: number, total: number): bo
 }
 
 /**
- * Write the body into the file: each chunk synchronously while it is hot (see TempFile). Resolves with
- * the connection error when the body drops; rejects with a write (or `onProgress`) error.
+ * Write the body into the file as it arrives (see `AtomicFile.write`). Resolves with the connection error when
+ * the body drops; rejects with a write (or `onProgress`) error.
  */
 async function write(response: SentResponse, state: Transfer): Promise<APIConnectionError | undefined> {
   const { file, options } = state;
@@ -232,7 +229,7 @@ async function write(response: SentResponse, state: Transfer): Promise<APIConnec
   try {
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       try {
-        if (!file.write(chunk)) await file.drain();
+        await file.write(chunk);
         options.onProgress?.({ bytes: file.size, total: state.total });
       } catch (error) {
         local = { error };

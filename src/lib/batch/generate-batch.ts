@@ -1,6 +1,7 @@
-import { readdir, rm, rmdir } from 'node:fs/promises';
+import { rmdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
+import { removeStaleTempFiles } from '../../internal/atomic-file.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
 import { prepareOutputFolder } from '../../internal/output-path.js';
 import { runPool } from '../../internal/run-pool.js';
@@ -26,8 +27,10 @@ export async function generateBatch(
   checkOptions(concurrency, maxConcurrency, maxAttempts);
   const dir = resolve(outputDir);
   await prepareOutputFolder(dir);
-  await removeStaleParts(dir);
   const entries = await readLedger(dir);
+  // Partial saves of a killed run, never whole, never reused: every item that got as far as saving is in the ledger.
+  const outputs = Array.from(entries.keys(), (key) => `${key}.mp4`);
+  await removeStaleTempFiles(dir, outputs);
   const checked = await checkItems(items, entries, jobs.limits);
   const ledger = await LedgerWriter.open(dir);
 
@@ -97,12 +100,4 @@ function checkOptions(concurrency: number | 'auto', maxConcurrency: number, maxA
   }
   if (!whole(maxConcurrency)) throw new AvatarVideoError(`maxConcurrency must be a whole number of at least 1, got ${maxConcurrency}.`);
   if (!whole(maxAttempts)) throw new AvatarVideoError(`maxAttempts must be a whole number of at least 1, got ${maxAttempts}.`);
-}
-
-/** Partial downloads (`.<key>.mp4.<hex>.part`) of an earlier run that was killed: never whole, never reused. */
-const STALE_PART = /^\..+\.mp4\.[0-9a-f]{12}\.part$/;
-
-async function removeStaleParts(dir: string): Promise<void> {
-  const names = await readdir(dir);
-  await Promise.all(names.filter((name) => STALE_PART.test(name)).map((name) => rm(join(dir, name), { force: true })));
 }

@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { syncFolder } from '../../internal/atomic-file.js';
 
 /** The ledger's file name inside the output folder. */
 const LEDGER_NAME = '.avatar-video-batch.jsonl';
@@ -71,6 +72,8 @@ function fold(record: LedgerRecord): LedgerEntry {
 /**
  * Appends records, each durable (written and fsynced) before its promise resolves. Records arriving while a
  * flush runs share the next write and fsync (a group commit), so a thousand items do not queue a thousand fsyncs.
+ * Flushed as `writeFileAtomic` flushes (data before it counts, the folder when the file is new), but an append is
+ * not a replace: no temporary file, and a line torn by a crash is skipped by the reader.
  */
 export class LedgerWriter {
   readonly #handle: FileHandle;
@@ -83,8 +86,10 @@ export class LedgerWriter {
 
   static async open(dir: string): Promise<LedgerWriter> {
     const handle = await open(join(dir, LEDGER_NAME), 'a+');
-    // A crash may have left half a line: start on a fresh one, so the next record is not glued to it.
     const { size } = await handle.stat();
+    // Likely just made: a power cut must not lose the file with the lines fsynced into it.
+    if (size === 0) await syncFolder(dir);
+    // A crash may have left half a line: start on a fresh one, so the next record is not glued to it.
     if (size > 0) {
       const last = new Uint8Array(1);
       await handle.read(last, 0, 1, size - 1);

@@ -1,9 +1,9 @@
-import { rename, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { EncodedPacket, MetadataTags } from 'mediabunny';
 import { APIUserAbortError } from '../../errors.js';
+import { writeFileAtomic } from '../../internal/atomic-file.js';
 import { loadMediabunny } from '../../internal/mediabunny.js';
-import { removeStaleTempFiles, tempPathFor } from '../../internal/temp-path.js';
 import { type AudioSettings, type Clip, countKeptPackets, differences, keptPackets, openClip, type VideoSettings } from './clip.js';
 import { JoinError } from './join-error.js';
 import { joinedTags } from './provenance.js';
@@ -68,8 +68,8 @@ const throwIfAborted = (signal: AbortSignal | undefined) => {
  *   inside that input only, so nothing accumulates across joins.
  * - The file is written with its `moov` before `mdat` (plays while downloading) and without holding media in memory:
  *   mediabunny's `fastStart: 'reserve'` leaves room for the sample tables sized from the exact packet counts, then
- *   streams packets to disk. It goes to a temporary file next to `output`, renamed into place once complete; on any
- *   failure or abort the temporary file is removed and `output` is untouched.
+ *   streams packets to disk. It goes to a temporary file next to `output`, renamed into place once complete and
+ *   flushed (see `writeFileAtomic`); on any failure or abort the temporary file is removed and `output` is untouched.
  * - Provenance: the metadata items of every input are carried over by key (see `joinedTags` in provenance.ts), and
  *   `options.metadata.segmentIds` is recorded under `avatar-video.segments`.
  *
@@ -81,15 +81,7 @@ export async function joinVideos(inputs: readonly string[], output: string, opti
   if (inputs.length === 0) throw new JoinError(output, 'joinVideos needs at least one input file.');
   throwIfAborted(signal);
   const plan = await planJoin(inputs, options.metadata?.segmentIds, signal);
-  await removeStaleTempFiles(output);
-  const temp = tempPathFor(output);
-  try {
-    await writeJoined(plan, temp, options);
-    await rename(temp, output);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(output, (file) => writeJoined(plan, file.path, options));
   return { path: output, bytes: (await stat(output)).size, durationSeconds: plan.durationSeconds };
 }
 

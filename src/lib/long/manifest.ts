@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
+import { writeFileAtomic } from '../../internal/atomic-file.js';
 
 /**
  * The record of a long generation, kept in its work folder so that nothing paid for is lost: a rerun
@@ -69,7 +70,7 @@ export async function readManifest(workDir: string): Promise<LongManifest | unde
   return manifest;
 }
 
-/** Saves the manifest atomically (temp file, then rename), one save at a time, in call order. */
+/** Saves the manifest atomically (see `writeFileAtomic`), one save at a time, in call order. */
 export class ManifestWriter {
   #queue: Promise<void> = Promise.resolve();
   readonly #path: string;
@@ -82,10 +83,7 @@ export class ManifestWriter {
 
   save(): Promise<void> {
     const snapshot = `${JSON.stringify(this.manifest, null, 2)}\n`;
-    this.#queue = this.#queue.then(async () => {
-      await writeFile(`${this.#path}.tmp`, snapshot);
-      await rename(`${this.#path}.tmp`, this.#path);
-    });
+    this.#queue = this.#queue.then(() => writeFileAtomic(this.#path, snapshot));
     return this.#queue;
   }
 }

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import { APIUserAbortError } from '../../errors.js';
+import { writeFileAtomic } from '../../internal/atomic-file.js';
 import type { LocalSource } from '../../internal/source.js';
 
 /** Bytes copied per read: a segment is streamed through, never held whole. */
@@ -14,14 +13,9 @@ export function throwIfAborted(signal: AbortSignal | undefined, what = 'Splittin
   if (signal?.aborted) throw new APIUserAbortError(`${what} was aborted.`, { cause: signal.reason });
 }
 
-/**
- * Write `parts` to `path` through a temporary file in the same folder, renamed into place once complete: a crash or an
- * abort never leaves a partial segment under the final name.
- */
-export async function writeSegmentFile(path: string, source: LocalSource, parts: SegmentPart[], signal?: AbortSignal): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.part`);
-  const file = await open(temp, 'w');
-  try {
+/** Write `parts` to `path` atomically (see `writeFileAtomic`): a crash or an abort never leaves a partial segment. */
+export function writeSegmentFile(path: string, source: LocalSource, parts: SegmentPart[], signal?: AbortSignal): Promise<void> {
+  return writeFileAtomic(path, async (file) => {
     for (const part of parts) {
       if (part instanceof Uint8Array) {
         await file.write(part);
@@ -34,11 +28,5 @@ export async function writeSegmentFile(path: string, source: LocalSource, parts:
         await file.write(bytes);
       }
     }
-    await file.close();
-    await rename(temp, path);
-  } catch (error) {
-    await file.close().catch(() => {});
-    await rm(temp, { force: true });
-    throw error;
-  }
+  });
 }
