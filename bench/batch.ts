@@ -86,7 +86,7 @@ try {
   if (!ONLY || ONLY === 'bulk') await scenario(`bulk-${ITEMS}`, ITEMS, PROCESSING_MS, LIMIT, 0);
   if (!ONLY || ONLY === 'memory') {
     await scenario('memory-10000', 10_000, 20, 48, 0);
-    console.log('  (memory scenario: its wall time is per-item overhead at maxConcurrency 16, not a target; RSS is the figure)');
+    console.log('  (memory scenario: its wall time is per-item overhead, not a target; RSS is the figure)');
   }
 } finally {
   await rm(work, { recursive: true, force: true });

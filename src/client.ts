@@ -1,13 +1,15 @@
 import type { Dispatcher } from 'undici';
 import { AvatarVideoError } from './errors.js';
-import { ConcurrencyLimiter } from './internal/concurrency-limiter.js';
+import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
 import { Transport } from './internal/http-client.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isLoopbackHost } from './internal/loopback.js';
 import type { RequestOptions } from './internal/request-options.js';
+import { jobOutcome } from './lib/make-job.js';
 import { Videos } from './resources/videos.js';
 import { VERSION } from './version.js';
 
+export type { JobConcurrency } from './internal/concurrency-limiter.js';
 export type { RequestOptions } from './internal/request-options.js';
 
 /** Local media limits. The spec states audio of 1 to 60 s and, elsewhere, 1 to 180 s; the stricter applies by default. */
@@ -36,6 +38,15 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
    * @default a keep-alive `Agent` of the client's own
    */
   dispatcher?: Dispatcher;
+  /**
+   * How many video jobs this client runs at once (`generate`, `createAndWait`, `generateLong`'s segments and
+   * `generateBatch`'s items alike, each holding a place from its create to its end). `'auto'` finds the service's
+   * limit: it starts at 2, grows while creates are accepted and jobs finish, shrinks on a 429 or a job FAILED for a
+   * rate limit, and waits out any `Retry-After`; it stays between 1 and 64. A number fixes the limit (Retry-After
+   * pauses still apply). Read the state with `client.jobConcurrency`.
+   * @default 'auto'
+   */
+  jobConcurrency?: 'auto' | number;
 }
 
 function env(name: string): string | undefined {
@@ -85,8 +96,8 @@ export class AvatarVideo {
   readonly logger: Logger;
   // A private field stays out of util.inspect, JSON.stringify, Object.keys and the published types.
   readonly #transport: Transport;
-  /** Jobs running at once through this client: one adaptive limit shared by every helper. */
-  readonly #limiter = new ConcurrencyLimiter();
+  /** Jobs running at once through this client: one limit shared by every helper. */
+  readonly #limiter: ConcurrencyLimiter;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? env('AVATAR_VIDEO_API_KEY');
@@ -105,6 +116,7 @@ export class AvatarVideo {
     this.maxRetries = options.maxRetries ?? 2;
     this.maxRetryDelay = options.maxRetryDelay ?? 60_000;
     this.limits = { maxAudioSeconds: options.limits?.maxAudioSeconds ?? 60 };
+    this.#limiter = new ConcurrencyLimiter({ concurrency: options.jobConcurrency, outcomeOf: jobOutcome });
     const level = options.logLevel ?? env('AVATAR_VIDEO_LOG');
     this.logger = leveledLogger(options.logger ?? console, isLogLevel(level) ? level : 'warn');
     this.#transport = new Transport({
@@ -121,6 +133,11 @@ export class AvatarVideo {
       onCreateThrottled: (retryAfter, attemptAgeMs) => this.#limiter.throttled(retryAfter, this.#limiter.now() - attemptAgeMs),
     });
     this.videos = new Videos(this.#transport, this.limits, this.#limiter);
+  }
+
+  /** The client's limit on jobs running at once, now: `{ limit, running, lastThrottle? }`. */
+  get jobConcurrency(): JobConcurrency {
+    return this.#limiter.snapshot();
   }
 
   /** A safe summary for logs and JSON: never the key. */

@@ -2,7 +2,7 @@ import { AvatarVideo } from './client.js';
 
 export { AvatarVideo };
 export default AvatarVideo;
-export type { ClientOptions, MediaLimits, RequestOptions } from './client.js';
+export type { ClientOptions, JobConcurrency, MediaLimits, RequestOptions } from './client.js';
 export * from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { BatchInputError, type BatchProblem } from './lib/batch/errors.js';

@@ -55,10 +55,10 @@ const segmentJobs = () =>
 
 it('makes a 90 s item in segments beside short ones: three whole files, its segment jobs in the summary, one limiter', async () => {
   const limiters = new Set<ConcurrencyLimiter>();
-  const acquire = ConcurrencyLimiter.prototype.acquire;
-  const spy = vi.spyOn(ConcurrencyLimiter.prototype, 'acquire').mockImplementation(function (this: ConcurrencyLimiter, signal) {
+  const run = ConcurrencyLimiter.prototype.run;
+  const spy = vi.spyOn(ConcurrencyLimiter.prototype, 'run').mockImplementation(function (this: ConcurrencyLimiter, job, options) {
     limiters.add(this);
-    return acquire.call(this, signal);
+    return run.call(this, job, options);
   });
   const out = join(dir, 'out');
   let summary: Awaited<ReturnType<typeof client.videos.generateBatch>>;
@@ -127,6 +127,20 @@ it('with a fixed concurrency, a long item’s segments count among the jobs it b
   expect(peak).toBe(2);
 });
 
+it('makes a long item’s segments side by side, each placed by the client’s limit like any other job', async () => {
+  let peak = 0;
+  const summary = await client.videos.generateBatch([item('talk', long)], {
+    outputDir: join(dir, 'out'),
+    ...fast,
+    onProgress: (p) => {
+      peak = Math.max(peak, p.running);
+    },
+  });
+  expect(summary).toMatchObject({ completed: 1, failed: 0 });
+  expect(summary.results[0]?.segmentVideoIds).toHaveLength(2);
+  expect(peak).toBe(2);
+});
+
 it('a long item whose segment keeps failing is reported with the segment’s job; the others go on, its segments stay for a rerun', async () => {
   mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'No face in the image.' } });
   const out = join(dir, 'out');
@@ -146,7 +160,9 @@ it('a long item whose segment keeps failing is reported with the segment’s job
 
 it('survives a SIGKILL after the long item’s first segment was created: the rerun creates no segment twice', async () => {
   const out = join(dir, 'out');
-  const child = spawnBatchChild([mock.baseURL, mock.apiKey, out, short, IMAGE, '2', long]);
+  // One job at a time, so that the kill finds exactly one segment job made (side by side, a second create could be
+  // under way, its answer lost with the process: the one job a crash may cost).
+  const child = spawnBatchChild([mock.baseURL, mock.apiKey, out, short, IMAGE, '2', long, '1']);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk;

@@ -204,6 +204,17 @@ describe('generateBatch failures', () => {
     expect(mock.creates).toBe(5);
   });
 
+  it('creates again a job that FAILED for a fault of the service, as generateLong does, but not one that failed on its inputs', async () => {
+    await start();
+    mock.enqueueOutcome({ status: 'FAILED', error: { code: 'internal_error', message: 'The renderer crashed.' } }); // item-0
+    mock.enqueueOutcome({ status: 'COMPLETE' }); // item-0, made again
+    mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'No face in the image.' } }); // item-1
+    const summary = await client.videos.generateBatch(items(2), { outputDir: join(dir, 'out'), concurrency: 1, ...fast });
+    expect(summary.results.map((r) => r.status)).toEqual(['complete', 'failed']);
+    expect(summary.results[1]?.error).toMatchObject({ code: 'face_not_found' });
+    expect(mock.creates).toBe(3);
+  });
+
   it('with a fixed concurrency, never runs more jobs than asked', async () => {
     await start();
     let peak = 0;
@@ -289,10 +300,10 @@ it('plain generate calls on one client share its limit: six at once against a se
 it('generateBatch, generateLong and createAndWait on one client take their places from the one limiter the client owns', async () => {
   await start({ processingMs: 100 });
   const limiters = new Set<ConcurrencyLimiter>();
-  const acquire = ConcurrencyLimiter.prototype.acquire;
-  const spy = vi.spyOn(ConcurrencyLimiter.prototype, 'acquire').mockImplementation(function (this: ConcurrencyLimiter, signal) {
+  const run = ConcurrencyLimiter.prototype.run;
+  const spy = vi.spyOn(ConcurrencyLimiter.prototype, 'run').mockImplementation(function (this: ConcurrencyLimiter, job, options) {
     limiters.add(this);
-    return acquire.call(this, signal);
+    return run.call(this, job, options);
   });
   try {
     const long = join(dir, 'long.wav');

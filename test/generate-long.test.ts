@@ -78,7 +78,10 @@ describe('generateLong against the mock', () => {
   });
 
   it('fails naming the segment and its job after the attempts run out, keeping finished segments', async () => {
-    for (let i = 0; i < 2; i++) mock.enqueueOutcome({ status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'slow down' } });
+    // maxSegmentAttempts is 3 by default, as a batch's maxAttempts. One place: while segment 0 waits out its backoff,
+    // segment 1 takes the place and its one job (the second made) completes; segment 0's three jobs all fail.
+    const rateLimited = { status: 'FAILED' as const, error: { code: 'rate_limit_exceeded', message: 'slow down' } };
+    for (const outcome of [rateLimited, { status: 'COMPLETE' as const }, rateLimited, rateLimited]) mock.enqueueOutcome(outcome);
     const workDir = join(dir, 'work');
     const error = await client.videos
       .generateLong(
@@ -92,7 +95,35 @@ describe('generateLong against the mock', () => {
     expect(error.message).toContain(error.jobId);
     expect(existsSync(join(dir, 'fail.mp4'))).toBe(false);
     const manifest = JSON.parse(await readFile(join(workDir, 'manifest.json'), 'utf8'));
-    expect(manifest.segments[0]).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(manifest.segments[0]).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(manifest.segments[1]).toMatchObject({ status: 'downloaded', attempts: 0 });
+  });
+
+  it('does not make again a segment whose job failed on its inputs, and stops the segments still waiting for a place', async () => {
+    mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'No face in the image.' } });
+    const error = await client.videos
+      .generateLong(
+        { audio_reference: await writeAudio(300), image_reference: mockFixture('portrait.png') },
+        { output: join(dir, 'face.mp4'), ...fast, concurrency: 1, workDir: join(dir, 'work') },
+      )
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(SegmentFailedError);
+    expect(error).toMatchObject({ segmentIndex: 0, code: 'face_not_found' });
+    expect(error.message).toContain('failed 1 time(s)');
+    // Five segments: the place the failed job gave back may go to one more, but the rest never create a job.
+    expect(mock.creates).toBeLessThanOrEqual(2);
+    expect(client.jobConcurrency.running).toBe(0);
+  });
+
+  it('refuses a concurrency that is not auto nor a whole number of at least 1, before any request', async () => {
+    const error = await client.videos
+      .generateLong(
+        { audio_reference: await writeAudio(100), image_reference: mockFixture('portrait.png') },
+        { output: join(dir, 'x.mp4'), concurrency: 0 },
+      )
+      .catch((e) => e);
+    expect(error).toMatchObject({ name: 'InvalidArgumentError', argument: 'concurrency' });
+    expect(mock.requests).toHaveLength(0);
   });
 
   it('resumes after an abort without creating any job twice', async () => {

@@ -167,20 +167,12 @@ function grow(limit: number, step: number, proven: number, bounds: ConcurrencyBo
   return clamp(Math.max(limit, Math.min(limit + step, proven + 1)), bounds);
 }
 
-/** Jobs that may run at `now`: the whole part of the limit, or 0 while a Retry-After pause lasts. */
-export function allowedConcurrency(state: ConcurrencyState, now: number): number {
-  return now < state.pausedUntil ? 0 : Math.max(1, Math.floor(state.limit));
-}
-
-/** Longest pause before creating again a job that FAILED for a rate limit. */
-const MAX_BACKOFF_MS = 60_000;
-
 /**
- * Milliseconds to wait before creating again a job that FAILED with a rate-limit code (`attempt` from 1):
- * a quarter of a job duration, doubling per attempt (the limiter's cut already slows every job), jittered
- * down by up to half so that items failed together do not return together.
+ * Jobs that may run at `now`: the whole part of the limit, held within `bounds` when a caller fixed its own (a
+ * batch's `concurrency: 4` runs 4 whatever the policy has found), or 0 while a Retry-After pause lasts.
  */
-export function rateLimitBackoff(attempt: number, jobMs: number | undefined, random: () => number = Math.random): number {
-  const base = Math.min(((jobMs ?? 2_000) / 4) * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
-  return Math.round(base * (1 - 0.5 * random()));
+export function allowedConcurrency(state: ConcurrencyState, now: number, bounds?: ConcurrencyBounds): number {
+  if (now < state.pausedUntil) return 0;
+  const whole = Math.max(1, Math.floor(state.limit));
+  return bounds ? clamp(whole, bounds) : whole;
 }

@@ -1,4 +1,4 @@
-import { APIUserAbortError } from '../errors.js';
+import { APIUserAbortError, InvalidArgumentError } from '../errors.js';
 import {
   allowedConcurrency,
   type ConcurrencyBounds,
@@ -7,64 +7,105 @@ import {
   initialConcurrency,
   nextConcurrency,
 } from './adaptive-concurrency.js';
-import { sleep } from './sleep.js';
 
-/** How a job held under a permit ended, as the policy sees it; `unknown` teaches it nothing (an abort, a local error). */
+/** How a job ended, as the policy sees it; `unknown` teaches it nothing (an abort, a local error). */
 export type JobOutcome = 'completed' | 'throttled' | 'unknown';
 
-/** One running job's place under the limit. */
-export interface Permit {
-  /** When the permit was granted (on the limiter's clock). */
-  readonly startedAt: number;
-  /** Give the place back and report how the job ended. Later calls do nothing. */
-  release(outcome: JobOutcome, retryAfterMs?: number): void;
+/** The state of a client's limit on jobs running at once: `client.jobConcurrency`. */
+export interface JobConcurrency {
+  /**
+   * Jobs that may run at once now: found by the client between 1 and 64 with `jobConcurrency: 'auto'`, else the
+   * number given. (A batch or long video given its own `concurrency` runs that many of its jobs instead.)
+   */
+  limit: number;
+  /** Jobs of this client holding a place: from the create (or the resume of a job already made) to the job's end. */
+  running: number;
+  /**
+   * The last sign that the service had too many jobs: a create it refused with a 429 (`refused`), or a job that
+   * FAILED with a rate-limit code (`failed`). New creates wait until `retryAfterMs` after `at` has passed.
+   */
+  lastThrottle?: { at: Date; cause: 'refused' | 'failed'; retryAfterMs?: number | undefined };
 }
 
 export interface LimiterOptions {
-  /** Jobs allowed at first. @default 2 */
-  initial?: number;
-  /** @default 1 */
-  min?: number;
-  /** @default 64 (the client's connection pool) */
-  max?: number;
+  /** `'auto'`: adapt between 1 and 64 (the client's connection pool), starting at 2; a number fixes the limit. @default 'auto' */
+  concurrency?: 'auto' | number;
+  /** What a job's error teaches the policy; the client passes its classifier. @default () => 'unknown' */
+  outcomeOf?: (error: unknown) => JobOutcome;
   /** Clock in ms; injected by tests. @default performance.now */
   now?: () => number;
 }
 
+export interface RunOptions {
+  /** Stops the wait for a place (not the job: it has a signal of its own). */
+  signal?: AbortSignal | undefined;
+  /** The job's create already happened (a batch ledger or a long video's manifest names it). */
+  resumed?: boolean | undefined;
+  /** Bounds of the limit for this job instead of the client's, from a call's own fixed `concurrency`. */
+  bounds?: ConcurrencyBounds | undefined;
+}
+
 interface Waiter {
-  grant(permit: Permit): void;
+  bounds: ConcurrencyBounds | undefined;
+  grant(release: (outcome: JobOutcome) => void): void;
+}
+
+/** An `'auto'` limit starts at 2 and stays below the client's connections per origin, which every job's polls share. */
+const AUTO = { initial: 2, max: 64 };
+
+/**
+ * A fixed `concurrency` option (`name` names it in the error) as bounds of the limit; undefined for `'auto'`.
+ * @throws InvalidArgumentError for anything but `'auto'` or a whole number of at least 1.
+ */
+export function concurrencyBounds(value: 'auto' | number | undefined, name: string): ConcurrencyBounds | undefined {
+  if (value === undefined || value === 'auto') return undefined;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new InvalidArgumentError(name, `${name} must be 'auto' or a whole number of at least 1, got ${String(value)}.`);
+  }
+  return { min: value, max: value };
 }
 
 /**
  * The client's one limit on jobs running at once, shared by `generateBatch`, `generateLong` and
- * `createAndWait`/`generate`: a permit is held from a job's create to its end. The limit itself comes
- * from the pure policy in adaptive-concurrency.ts; this class only queues, counts and keeps time.
+ * `createAndWait`/`generate`: each job runs through {@link run}, holding a place from its create to its end, and
+ * each is counted once here, whoever runs it. The limit itself comes from the pure policy in
+ * adaptive-concurrency.ts; this class only queues, counts and keeps time.
  * @internal
  */
 export class ConcurrencyLimiter {
   #state: ConcurrencyState;
-  readonly #bounds: ConcurrencyBounds;
+  /** Bounds of the limit for every job that brings none of its own. */
+  readonly bounds: ConcurrencyBounds;
   readonly #now: () => number;
+  readonly #outcomeOf: (error: unknown) => JobOutcome;
   #inFlight = 0;
-  /** Permits whose create the service accepted: jobs known to run (the others are still being created). */
+  /** Places whose create the service accepted: jobs known to run (the others are still being created). */
   #accepted = 0;
   readonly #waiters: Waiter[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #lastThrottle: JobConcurrency['lastThrottle'];
 
   constructor(options: LimiterOptions = {}) {
-    this.#bounds = { min: options.min ?? 1, max: options.max ?? 64 };
-    this.#state = initialConcurrency(Math.min(this.#bounds.max, Math.max(this.#bounds.min, options.initial ?? 2)));
+    const fixed = concurrencyBounds(options.concurrency, 'jobConcurrency');
+    this.bounds = fixed ?? { min: 1, max: AUTO.max };
+    this.#state = initialConcurrency(fixed?.max ?? AUTO.initial);
     this.#now = options.now ?? (() => performance.now());
+    this.#outcomeOf = options.outcomeOf ?? (() => 'unknown');
   }
 
   /** Jobs allowed at once right now (0 during a Retry-After pause). */
   get limit(): number {
-    return allowedConcurrency(this.#state, this.#now());
+    return allowedConcurrency(this.#state, this.#now(), this.bounds);
   }
 
-  /** Smoothed time from a job's create to its end, in ms, once a job has ended. */
+  /** Smoothed time from a job's create to its end, in ms, once a job has ended: re-creates are paced in it. */
   get jobMs(): number | undefined {
     return this.#state.jobMs;
+  }
+
+  /** Jobs holding a place. */
+  get inFlight(): number {
+    return this.#inFlight;
   }
 
   /** The limiter's clock, in ms: `startedAt` of {@link throttled} is read from it. */
@@ -72,41 +113,29 @@ export class ConcurrencyLimiter {
     return this.#now();
   }
 
-  /** Jobs holding a permit. */
-  get inFlight(): number {
-    return this.#inFlight;
+  /** What `client.jobConcurrency` shows. */
+  snapshot(): JobConcurrency {
+    // The limit itself, read at a time no Retry-After pause reaches: the pause shows in lastThrottle.
+    const limit = allowedConcurrency(this.#state, Number.POSITIVE_INFINITY, this.bounds);
+    return { limit, running: this.#inFlight, ...(this.#lastThrottle ? { lastThrottle: { ...this.#lastThrottle } } : {}) };
   }
 
-  /** A permit once the limit has room, in arrival order. Rejects with APIUserAbortError if `signal` fires first. */
-  acquire(signal?: AbortSignal): Promise<Permit> {
-    if (signal?.aborted) return Promise.reject(new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal.reason }));
-    return new Promise<Permit>((resolve, reject) => {
-      const onAbort = () => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index >= 0) this.#waiters.splice(index, 1);
-        reject(new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason }));
-      };
-      const waiter: Waiter = {
-        grant: (permit) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(permit);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
-      this.#pump();
-    });
-  }
-
-  /** A permit at once, above the limit if need be: for a job that already runs (one resumed from a ledger). */
-  adopt(): Permit {
-    return this.#permit();
-  }
-
-  /** Resolves once no Retry-After pause is in force (for callers running a fixed number of jobs). */
-  async paused(signal?: AbortSignal): Promise<void> {
-    for (let left = this.#state.pausedUntil - this.#now(); left > 0; left = this.#state.pausedUntil - this.#now()) {
-      await sleep(Math.ceil(left), signal, 'Aborted while waiting out a Retry-After.');
+  /**
+   * Run `job` (a job's create and wait) once it has a place, in arrival order among jobs of the same bounds, and
+   * give the place back when it settles, teaching the policy how it ended. A resumed job takes its place at once,
+   * over the limit if need be: it already runs on the service, so holding it back would not lighten the service's
+   * load, only hide it from the count (and new creates would then be refused), and delay its download.
+   * @throws APIUserAbortError if `signal` fires while it waits for a place.
+   */
+  async run<T>(job: () => Promise<T>, options: RunOptions = {}): Promise<T> {
+    const release = options.resumed ? this.#take(true) : await this.#place(options);
+    try {
+      const result = await job();
+      release('completed');
+      return result;
+    } catch (error) {
+      release(this.#outcomeOf(error));
+      throw error;
     }
   }
 
@@ -121,41 +150,67 @@ export class ConcurrencyLimiter {
     this.#apply({ type: 'throttled', cause: 'refused', at: this.#now(), startedAt, running: this.#inFlight, retryAfterMs });
   }
 
-  #permit(): Permit {
+  #place({ signal, bounds }: RunOptions): Promise<(outcome: JobOutcome) => void> {
+    const aborted = () => new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason });
+    if (signal?.aborted) return Promise.reject(aborted());
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const index = this.#waiters.indexOf(waiter);
+        if (index >= 0) this.#waiters.splice(index, 1);
+        reject(aborted());
+      };
+      const waiter: Waiter = {
+        bounds,
+        grant: (release) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(waiter);
+      this.#pump();
+    });
+  }
+
+  /** Count a place taken; its release works once. A resumed job's create was accepted long ago. */
+  #take(resumed: boolean): (outcome: JobOutcome) => void {
     this.#inFlight += 1;
+    if (resumed) this.#accepted += 1;
     const startedAt = this.#now();
     let released = false;
-    return {
-      startedAt,
-      release: (outcome, retryAfterMs) => {
-        if (released) return;
-        released = true;
-        const running = this.#inFlight;
-        this.#inFlight -= 1;
-        // A job that ended was accepted; one released otherwise may not have been.
-        this.#accepted = outcome === 'unknown' ? Math.min(this.#accepted, this.#inFlight) : Math.max(0, this.#accepted - 1);
-        if (outcome === 'completed') this.#apply({ type: 'completed', at: this.#now(), startedAt });
-        else if (outcome === 'throttled')
-          this.#apply({ type: 'throttled', cause: 'failed', at: this.#now(), startedAt, running, retryAfterMs });
-        else this.#pump();
-      },
+    return (outcome) => {
+      if (released) return;
+      released = true;
+      const running = this.#inFlight;
+      this.#inFlight -= 1;
+      // A job that ended was accepted; one released otherwise may not have been.
+      this.#accepted = outcome === 'unknown' ? Math.min(this.#accepted, this.#inFlight) : Math.max(0, this.#accepted - 1);
+      if (outcome === 'completed') this.#apply({ type: 'completed', at: this.#now(), startedAt });
+      else if (outcome === 'throttled') this.#apply({ type: 'throttled', cause: 'failed', at: this.#now(), startedAt, running });
+      else this.#pump();
     };
   }
 
   #apply(event: ConcurrencyEvent): void {
-    this.#state = nextConcurrency(this.#state, event, this.#bounds);
+    if (event.type === 'throttled') this.#lastThrottle = { at: new Date(), cause: event.cause, retryAfterMs: event.retryAfterMs };
+    this.#state = nextConcurrency(this.#state, event, this.bounds);
     this.#pump();
   }
 
-  /** Grant waiting permits while there is room; during a pause, come back when it ends. */
+  /**
+   * Grant waiting places while there is room, in order; a waiter whose bounds leave no room lets the next one
+   * through (one with other bounds may fit). During a pause, come back when it ends.
+   */
   #pump(): void {
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
+    clearTimeout(this.#timer);
     const now = this.#now();
-    while (this.#waiters.length > 0 && this.#inFlight < allowedConcurrency(this.#state, now)) {
-      (this.#waiters.shift() as Waiter).grant(this.#permit());
+    for (let i = 0; i < this.#waiters.length; ) {
+      const waiter = this.#waiters[i] as Waiter;
+      if (this.#inFlight >= allowedConcurrency(this.#state, now, waiter.bounds)) i += 1;
+      else {
+        this.#waiters.splice(i, 1);
+        waiter.grant(this.#take(false));
+      }
     }
     if (this.#waiters.length > 0 && now < this.#state.pausedUntil) {
       this.#timer = setTimeout(() => this.#pump(), Math.ceil(this.#state.pausedUntil - now));

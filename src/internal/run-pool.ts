@@ -1,24 +1,38 @@
 /**
- * Run `task` over `items`, at most `workers` at a time; results in input order. After a failure no new item
- * starts, but those running finish (their jobs are paid for and their state is recorded), then the first
- * failure is thrown.
+ * Run `task` over `items`, at most `width` at a time, reading the next item only when there is room; results in
+ * input order. After a failure no new item starts and `stop` fires (a task still waiting for a job's place gives
+ * up), but those running finish (their jobs are paid for and their state is recorded), then the first failure is
+ * thrown. The width bounds work in hand (files open, items read), never jobs: the client's limiter does that.
  * @internal
  */
-export async function runPool<T, R>(items: readonly T[], workers: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
+export async function runPool<T, R>(
+  items: Iterable<T> | AsyncIterable<T>,
+  width: number,
+  task: (item: T, index: number, stop: AbortSignal) => Promise<R>,
+): Promise<R[]> {
+  const source = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
+  const results: R[] = [];
+  const stop = new AbortController();
+  let read = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const position = next++;
+    while (!stop.signal.aborted) {
+      const index = read++;
       try {
-        results[position] = await task(items[position] as T);
+        const next = await source.next();
+        if (next.done) return;
+        results[index] = await task(next.value, index, stop.signal);
       } catch (error) {
         failure ??= { error };
+        stop.abort();
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(workers, items.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, width) }, worker));
+  } finally {
+    if (failure) await source.return?.();
+  }
   if (failure) throw failure.error;
   return results;
 }

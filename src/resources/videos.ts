@@ -12,7 +12,6 @@ import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib
 import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../lib/errors.js';
 import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
 import { type JobStage, namingJob, nextCall } from '../lib/job-error.js';
-import { withJobPermit } from '../lib/job-permit.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
@@ -183,22 +182,25 @@ export class Videos {
   /** `createAndWait`, whose errors after the create name the job and the call that goes on from `stage`. */
   #createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions, stage: JobStage): Promise<Video> {
     const { create, wait } = splitCreateAndWait(options);
-    // A permit of the client's limiter covers the job's life, create to end.
-    return withJobPermit(this.#limiter, options.signal, async () => {
-      const created = await this.#createJob(params, create);
-      const { id } = created.video;
-      try {
-        return await waitForVideo(this.#transport, id, wait, created);
-      } catch (error) {
-        // A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed.
-        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
-          this.#transport.logger.warn(
-            `video ${id} was created, but the wait for it stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
-          );
+    // A place under the client's limiter covers the job's life, create to end.
+    return this.#limiter.run(
+      async () => {
+        const created = await this.#createJob(params, create);
+        const { id } = created.video;
+        try {
+          return await waitForVideo(this.#transport, id, wait, created);
+        } catch (error) {
+          // A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed.
+          if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
+            this.#transport.logger.warn(
+              `video ${id} was created, but the wait for it stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
+            );
+          }
+          throw namingJob(error, id, nextCall(id, stage));
         }
-        throw namingJob(error, id, nextCall(id, stage));
-      }
-    });
+      },
+      { signal: options.signal },
+    );
   }
 
   /**

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { InvalidArgumentError } from '../../src/index.js';
 import {
   allowedConcurrency,
   BETA,
@@ -8,9 +9,8 @@ import {
   cubicLimit,
   initialConcurrency,
   nextConcurrency,
-  rateLimitBackoff,
 } from '../../src/internal/adaptive-concurrency.js';
-import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
+import { ConcurrencyLimiter, concurrencyBounds } from '../../src/internal/concurrency-limiter.js';
 
 const bounds = { min: 1, max: 64 };
 const JOB = 1_000;
@@ -153,92 +153,188 @@ describe('adaptive concurrency policy', () => {
     }
     expect(state.limit).toBe(4);
   });
-
-  it('backs off a rate-limited job by a quarter of a job duration, doubling per attempt, jittered down', () => {
-    expect(rateLimitBackoff(1, 1_000, () => 0)).toBe(250);
-    expect(rateLimitBackoff(2, 1_000, () => 0)).toBe(500);
-    expect(rateLimitBackoff(3, 1_000, () => 1)).toBe(500);
-    expect(rateLimitBackoff(30, 1_000, () => 0)).toBe(60_000);
-  });
 });
 
+/** A job that ends when the test says: `finish()` resolves it, `fail(error)` rejects it. */
+function gate() {
+  let finish!: () => void;
+  let fail!: (error: Error) => void;
+  const ended = new Promise<string>((resolve, reject) => {
+    finish = () => resolve('done');
+    fail = reject;
+  });
+  return { job: () => ended, finish, fail };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('ConcurrencyLimiter', () => {
-  it('grants permits up to the limit, in arrival order, and more as jobs end', async () => {
+  it('runs jobs up to the limit, in arrival order, and more as jobs end, counting each place once', async () => {
     let now = 0;
-    const limiter = new ConcurrencyLimiter({ initial: 2, now: () => now });
-    const granted: number[] = [];
-    const waits = [1, 2, 3, 4].map((n) =>
-      limiter.acquire().then((permit) => {
-        granted.push(n);
-        return permit;
+    const limiter = new ConcurrencyLimiter({ now: () => now });
+    const started: number[] = [];
+    const gates = [1, 2, 3, 4].map(() => gate());
+    const runs = gates.map((g, i) =>
+      limiter.run(() => {
+        started.push(i + 1);
+        return g.job();
       }),
     );
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(granted).toEqual([1, 2]);
-    const first = await waits[0]!;
+    await tick();
+    expect(started).toEqual([1, 2]);
     now = 1_000;
-    first.release('completed');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(granted).toEqual([1, 2, 3]);
+    gates[0]!.finish();
+    await expect(runs[0]).resolves.toBe('done');
+    await tick();
+    expect(started).toEqual([1, 2, 3]);
     expect(limiter.inFlight).toBe(2);
-    first.release('completed'); // a second release does nothing
+    gates[1]!.fail(new Error('a local error'));
+    await expect(runs[1]).rejects.toThrow('a local error');
+    await tick();
+    expect(started).toEqual([1, 2, 3, 4]);
     expect(limiter.inFlight).toBe(2);
-    (await waits[1]!).release('unknown');
-    await expect(waits[3]!).resolves.toBeDefined();
+    for (const g of gates) g.finish();
+    await Promise.all(runs.slice(2));
+    expect(limiter.inFlight).toBe(0);
   });
 
-  it('holds new permits during a Retry-After pause, then grants them', async () => {
+  it('holds new jobs during a Retry-After pause, then runs them', async () => {
     vi.useFakeTimers();
     try {
-      const limiter = new ConcurrencyLimiter({ initial: 4, now: () => Date.now() });
+      const limiter = new ConcurrencyLimiter({ concurrency: 4, now: () => Date.now() });
       limiter.throttled(60, limiter.now());
       expect(limiter.limit).toBe(0);
-      let granted = false;
-      const waiting = limiter.acquire().then((permit) => {
-        granted = true;
-        return permit;
+      let started = false;
+      const running = limiter.run(async () => {
+        started = true;
       });
       await vi.advanceTimersByTimeAsync(59);
-      expect(granted).toBe(false);
+      expect(started).toBe(false);
       await vi.advanceTimersByTimeAsync(1);
-      expect(granted).toBe(true);
-      (await waiting).release('unknown');
+      expect(started).toBe(true);
+      await running;
     } finally {
       vi.useRealTimers();
     }
   });
 
-  it('rejects a waiting acquire when its signal fires, and forgets it', async () => {
-    const limiter = new ConcurrencyLimiter({ initial: 1 });
-    const held = await limiter.acquire();
+  it('rejects a waiting job when its signal fires, and forgets it', async () => {
+    const limiter = new ConcurrencyLimiter({ concurrency: 1 });
+    const held = gate();
+    const holding = limiter.run(held.job);
     const controller = new AbortController();
-    const waiting = limiter.acquire(controller.signal);
+    let ran = false;
+    const waiting = limiter.run(
+      async () => {
+        ran = true;
+      },
+      { signal: controller.signal },
+    );
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ name: 'APIUserAbortError' });
-    held.release('unknown');
+    held.finish();
+    await holding;
+    expect(ran).toBe(false);
     expect(limiter.inFlight).toBe(0);
   });
 
-  it('probes past the jobs the service accepted, not past the permits still waiting for their create', async () => {
-    const limiter = new ConcurrencyLimiter({ initial: 2, now: () => 0 });
-    await limiter.acquire();
-    await limiter.acquire();
+  it('probes past the jobs the service accepted, not past the places still waiting for their create', async () => {
+    const limiter = new ConcurrencyLimiter({ now: () => 0 });
+    const held = [gate(), gate()];
+    for (const g of held) void limiter.run(g.job);
     let third = false;
-    void limiter.acquire().then(() => {
+    void limiter.run(async () => {
       third = true;
     });
+    await tick();
     limiter.admitted(); // one of the two creates answered: only one job is known to run
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     expect(third).toBe(false);
     limiter.admitted(); // both run: one more may be tried
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     expect(third).toBe(true);
   });
 
-  it('adopts a running job at once, even above the limit', () => {
-    const limiter = new ConcurrencyLimiter({ initial: 1 });
-    limiter.adopt();
-    limiter.adopt();
+  it('takes a resumed job at once, even above the limit', async () => {
+    const limiter = new ConcurrencyLimiter({ concurrency: 1 });
+    const jobs = [gate(), gate()];
+    const runs = jobs.map((g) => limiter.run(g.job, { resumed: true }));
     expect(limiter.inFlight).toBe(2);
+    for (const g of jobs) g.finish();
+    await Promise.all(runs);
+  });
+
+  it('runs a job with bounds of its own by them: a fixed 3 above the limit of 2, while a job without waits its turn', async () => {
+    const limiter = new ConcurrencyLimiter({ now: () => 0 });
+    const started: string[] = [];
+    const gates: Array<ReturnType<typeof gate>> = [];
+    const start = (name: string, bounds?: { min: number; max: number }) => {
+      const g = gate();
+      gates.push(g);
+      return limiter.run(
+        () => {
+          started.push(name);
+          return g.job();
+        },
+        { bounds },
+      );
+    };
+    const fixed = { min: 3, max: 3 };
+    start('a', fixed);
+    start('b', fixed);
+    start('plain'); // the limit (2) is full: it waits
+    start('c', fixed); // behind it, but its own bound has room
+    start('d', fixed); // 3 run: it waits
+    await tick();
+    expect(started).toEqual(['a', 'b', 'c']);
+    expect(limiter.inFlight).toBe(3);
+    expect(limiter.snapshot()).toMatchObject({ limit: 2, running: 3 });
+    for (const g of gates) g.finish();
+  });
+
+  it('counts every job once: a fixed bound counts the jobs without one, rather than running beside them', async () => {
+    const limiter = new ConcurrencyLimiter({ now: () => 0 });
+    const plain = gate();
+    const first = limiter.run(plain.job);
+    const started: string[] = [];
+    const fixed = ['x', 'y'].map((name) => {
+      const g = gate();
+      const run = limiter.run(
+        () => {
+          started.push(name);
+          return g.job();
+        },
+        { bounds: { min: 2, max: 2 } },
+      );
+      return { ...g, run };
+    });
+    await tick();
+    expect(started).toEqual(['x']);
+    plain.finish();
+    await first;
+    await tick();
+    expect(started).toEqual(['x', 'y']);
+    for (const g of fixed) g.finish();
+    await Promise.all(fixed.map((g) => g.run));
+  });
+
+  it('teaches the policy what a job’s error says, and shows the last throttle', async () => {
+    const limiter = new ConcurrencyLimiter({ now: () => 0, outcomeOf: () => 'throttled' });
+    expect(limiter.snapshot()).toEqual({ limit: 2, running: 0 });
+    await expect(limiter.run(() => Promise.reject(new Error('rate limited')))).rejects.toThrow();
+    expect(limiter.snapshot()).toMatchObject({ running: 0, lastThrottle: { cause: 'failed', at: expect.any(Date) } });
+    limiter.throttled(1_500, 0);
+    expect(limiter.snapshot().lastThrottle).toMatchObject({ cause: 'refused', retryAfterMs: 1_500 });
+    expect(limiter.limit).toBe(0); // paused for the Retry-After...
+    expect(limiter.snapshot().limit).toBe(1); // ...which the snapshot shows in lastThrottle, not as a limit of 0
+  });
+
+  it('takes a fixed concurrency as bounds of its own, and refuses one that is not a whole number of at least 1', () => {
+    expect(new ConcurrencyLimiter({ concurrency: 5 }).snapshot().limit).toBe(5);
+    expect(concurrencyBounds('auto', 'concurrency')).toBeUndefined();
+    for (const bad of [0, 1.5, -2, Number.NaN]) {
+      expect(() => new ConcurrencyLimiter({ concurrency: bad })).toThrow(InvalidArgumentError);
+      expect(() => concurrencyBounds(bad, 'maxConcurrency')).toThrow(/maxConcurrency must be 'auto' or a whole number/);
+    }
   });
 });

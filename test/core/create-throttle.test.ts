@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AvatarVideo, RateLimitError } from '../../src/index.js';
+import { AvatarVideo, InvalidArgumentError, RateLimitError } from '../../src/index.js';
 import { BETA, initialConcurrency, nextConcurrency } from '../../src/internal/adaptive-concurrency.js';
 import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
@@ -69,5 +69,39 @@ describe('refused creates and the client limit', () => {
       initialConcurrency(8),
     );
     expect(replayed.limit).toBeCloseTo(8 * BETA);
+  });
+});
+
+describe('client.jobConcurrency', () => {
+  it('shows the limit, the jobs running and the last refused create', async () => {
+    const { client } = await setup((_req, res) => json(res, 429, refusal, { 'retry-after': '120' }));
+    expect(client.jobConcurrency).toEqual({ limit: 2, running: 0 });
+    await expect(client.videos.create(params, { validate: false })).rejects.toBeInstanceOf(RateLimitError);
+    expect(client.jobConcurrency).toMatchObject({ limit: 1, running: 0, lastThrottle: { cause: 'refused', retryAfterMs: 120_000 } });
+    expect(client.jobConcurrency.lastThrottle?.at).toBeInstanceOf(Date);
+  });
+
+  it('a fixed jobConcurrency runs that many jobs of the client at once, and a bad one is refused', async () => {
+    // Each job is COMPLETE at its first poll; with one place, the second create waits until the first job has ended.
+    const { server, client } = await setup((req, res, index) =>
+      json(
+        res,
+        200,
+        video(req.method === 'POST' ? `vid_${index}` : (req.url ?? '').split('/').pop(), {
+          status: req.method === 'POST' ? 'PROCESSING' : 'COMPLETE',
+        }),
+      ),
+    );
+    const fixed = new AvatarVideo({ apiKey: 'sk-throttle-test', baseURL: server.url, logLevel: 'off', jobConcurrency: 1 });
+    closers.push(() => fixed.close());
+    expect(fixed.jobConcurrency.limit).toBe(1);
+    const fast = { validate: false, pollInterval: 10 };
+    await Promise.all([fixed.videos.createAndWait(params, fast), fixed.videos.createAndWait(params, fast)]);
+    expect(server.requests.map((r) => r.method)).toEqual(['POST', 'GET', 'POST', 'GET']);
+    expect(client.jobConcurrency.limit).toBe(2);
+    for (const bad of [0, 2.5, 'many']) {
+      const options = { apiKey: 'k-123456', baseURL: server.url, jobConcurrency: bad as number };
+      expect(() => new AvatarVideo(options)).toThrow(InvalidArgumentError);
+    }
   });
 });

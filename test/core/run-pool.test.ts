@@ -50,6 +50,43 @@ describe('runPool', () => {
     expect(started).toEqual([1, 2]);
   });
 
+  it('reads a stream of items only as there is room, and closes it after a failure', async () => {
+    const { started, task, settle } = gated<number>();
+    let read = 0;
+    let closed = false;
+    async function* source() {
+      try {
+        for (let i = 1; i <= 5; i++) {
+          read = i;
+          yield i;
+        }
+      } finally {
+        closed = true;
+      }
+    }
+    const run = runPool(source(), 2, task);
+    await until(() => started.length === 2);
+    expect(read).toBe(2);
+    await settle(1, new Error('first'));
+    await settle(2);
+    await expect(run).rejects.toThrow('first');
+    expect(read).toBe(2);
+    expect(closed).toBe(true);
+  });
+
+  it('tells the items still running that the pool stopped, so one waiting for a place gives up', async () => {
+    const { task, settle } = gated<number>();
+    const stops: AbortSignal[] = [];
+    const run = runPool([1, 2], 2, (item, _index, stop) => {
+      stops.push(stop);
+      return task(item);
+    });
+    await settle(1, new Error('first'));
+    await until(() => stops[1]?.aborted === true);
+    await settle(2);
+    await expect(run).rejects.toThrow('first');
+  });
+
   it('returns nothing for no items', async () => {
     await expect(runPool([], 3, async () => 1)).resolves.toEqual([]);
   });

@@ -1,17 +1,18 @@
 /**
  * Child of test/batch-crash.test.ts and test/batch-long.test.ts: runs one batch against the parent's mock and prints
  * `<status> <key>` as each item finishes, so the parent can SIGKILL it part way. Arguments: baseURL apiKey outputDir
- * audio image count [longAudio]; with longAudio, a first item `long` has it as its audio.
+ * audio image count [longAudio [concurrency]]; with longAudio, a first item `long` has it as its audio.
  */
 import { AvatarVideo, type BatchItem } from '../../src/index.js';
 
-const [baseURL, apiKey, outputDir, audio, image, count, longAudio] = process.argv.slice(2) as [
+const [baseURL, apiKey, outputDir, audio, image, count, longAudio, concurrency] = process.argv.slice(2) as [
   string,
   string,
   string,
   string,
   string,
   string,
+  string?,
   string?,
 ];
 const client = new AvatarVideo({ baseURL, apiKey, logLevel: 'off' });
@@ -23,6 +24,7 @@ const items: BatchItem[] = Array.from({ length: Number(count) }, (_, i) => ({
 if (longAudio) items.unshift({ key: 'long', audio_reference: longAudio, image_reference: image });
 await client.videos.generateBatch(items, {
   outputDir,
+  concurrency: concurrency ? Number(concurrency) : 'auto',
   pollInterval: 40,
   maxPollInterval: 80,
   onItem: (result) => process.stdout.write(`${result.status} ${result.key}\n`),

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { runPool } from '../../internal/run-pool.js';
 import { NamedUpload, type Uploadable } from '../../uploads.js';
 import { MediaValidationError } from '../media/errors.js';
 import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
@@ -34,39 +35,40 @@ export async function checkItems(
   ledger: Map<string, LedgerEntry>,
   limits: ValidateOptions,
 ): Promise<CheckedItem[]> {
-  const checked: CheckedItem[] = [];
-  const problems: BatchProblem[] = [];
   const seen = new Map<string, string>();
   const hasher = new InputHasher();
-
-  await forEachLimited(items, CHECK_CONCURRENCY, async (item, index) => {
+  const checks = await runPool(items, CHECK_CONCURRENCY, async (item, index) => {
     const named = typeof (item as { key?: unknown } | null)?.key === 'string' ? item.key : undefined;
-    const found: Problem[] = [];
-    if (typeof item !== 'object' || item === null) found.push({ code: 'invalid_item', message: `item ${index} is not an object` });
-    else {
-      found.push(...keyProblems(item.key, seen));
-      const { key: _key, ...params } = item;
-      const inputs = await inputProblems(params as VideoCreateParams, limits);
-      found.push(...inputs.problems);
-      if (found.length === 0) {
-        const hash = await hasher.hashParams(params as VideoCreateParams);
-        const previous = ledger.get(item.key);
-        if (previous && previous.hash !== hash) {
-          found.push({
-            code: 'inputs_changed',
-            message: `inputs of ${JSON.stringify(item.key)} differ from those its earlier run in this folder used; give the item a new key, or use another outputDir`,
-          });
-        } else checked.push({ index, key: item.key, params: params as VideoCreateParams, hash, long: inputs.long });
-      }
-    }
-    for (const problem of found) problems.push({ index, key: named, ...problem });
+    const found = await checkItem(item, index, { seen, hasher, ledger, limits });
+    return { checked: found.checked, problems: found.problems.map((problem) => ({ index, key: named, ...problem })) };
   });
-
-  if (problems.length > 0) throw new BatchInputError(problems.sort((a, b) => a.index - b.index));
-  return checked.sort((a, b) => a.index - b.index);
+  const problems = checks.flatMap((check) => check.problems);
+  if (problems.length > 0) throw new BatchInputError(problems);
+  return checks.flatMap((check) => (check.checked ? [check.checked] : []));
 }
 
 type Problem = Omit<BatchProblem, 'index' | 'key'>;
+
+/** One item's problems, or the item checked. Its key is claimed at once, so duplicates are found in input order. */
+async function checkItem(
+  item: BatchItem,
+  index: number,
+  batch: { seen: Map<string, string>; hasher: InputHasher; ledger: Map<string, LedgerEntry>; limits: ValidateOptions },
+): Promise<{ checked?: CheckedItem; problems: Problem[] }> {
+  if (typeof item !== 'object' || item === null) return { problems: [{ code: 'invalid_item', message: `item ${index} is not an object` }] };
+  const problems = keyProblems(item.key, batch.seen);
+  const { key, ...params } = item;
+  const inputs = await inputProblems(params as VideoCreateParams, batch.limits);
+  problems.push(...inputs.problems);
+  if (problems.length > 0) return { problems };
+  const hash = await batch.hasher.hashParams(params as VideoCreateParams);
+  const previous = batch.ledger.get(key);
+  if (previous && previous.hash !== hash) {
+    const message = `inputs of ${JSON.stringify(key)} differ from those its earlier run in this folder used; give the item a new key, or use another outputDir`;
+    return { problems: [{ code: 'inputs_changed', message }] };
+  }
+  return { checked: { index, key, params: params as VideoCreateParams, hash, long: inputs.long }, problems };
+}
 
 /** A key's problems: not a safe file name, or already used (ignoring case) by an earlier item. */
 function keyProblems(key: unknown, seen: Map<string, string>): Problem[] {
@@ -114,20 +116,4 @@ function isOneShot(value: unknown): boolean {
   if (typeof data !== 'object' || data === null) return false;
   const stream = data as unknown as Partial<Readable & ReadableStream>;
   return data instanceof Readable || typeof stream.getReader === 'function' || typeof stream.pipe === 'function';
-}
-
-/** Run `task` over a stream of items, at most `limit` at once, reading the next item only when there is room. */
-async function forEachLimited<T>(
-  items: Iterable<T> | AsyncIterable<T>,
-  limit: number,
-  task: (item: T, index: number) => Promise<unknown>,
-): Promise<void> {
-  const running = new Set<Promise<unknown>>();
-  let index = 0;
-  for await (const item of items) {
-    const run: Promise<unknown> = task(item, index++).finally(() => running.delete(run));
-    running.add(run);
-    if (running.size >= limit) await Promise.race(running);
-  }
-  await Promise.all(running);
 }

@@ -1,6 +1,6 @@
 import type { ConcurrencyLimiter } from '../../internal/concurrency-limiter.js';
-import type { JobPlaces } from '../job-permit.js';
 import type { LongRunVideos } from '../long/generate-long.js';
+import type { JobPlaces } from '../make-job.js';
 import type { ValidateOptions } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
 import type { LedgerWriter } from './ledger.js';
@@ -19,7 +19,7 @@ export interface ItemContext {
   jobs: BatchJobs;
   ledger: LedgerWriter;
   outputDir: string;
-  /** Places for the batch's jobs (an item's, or a long item's segments'), each counted as running while held. */
+  /** The client's limiter as the batch sees it: its bounds, and its jobs (items' and segments') counted as running. */
   places: JobPlaces;
   waitOptions: WaitOptions;
   maxAttempts: number;

@@ -31,14 +31,13 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
         waitTimeout,
         output: path,
         workDir,
-        // One segment at a time: each is one of the batch's jobs, so the batch's concurrency bounds them too.
-        concurrency: 1,
         maxSegmentSeconds: ctx.jobs.limits.maxAudioSeconds,
         maxSegmentAttempts: ctx.maxAttempts,
         // Removed once the ledger says saved: a crash in between finds the segments again instead of paying twice.
         keepWorkDir: true,
         signal: ctx.signal,
       },
+      // The batch's view of the limiter: its segments take places as the batch's other jobs do, and count as running.
       ctx.places,
     );
   } catch (error) {

@@ -19,18 +19,19 @@ export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
    */
   outputDir: string;
   /**
-   * Jobs running at once. `'auto'` starts low and adapts to the service (it grows while jobs succeed and
-   * shrinks on rate limits), sharing one limit with every other job of the same client. A number runs exactly
-   * that many, still pausing for a `Retry-After`. A long item's segments are made one after another, each
-   * taking its place like any other job, so this bound holds for them too.
+   * Jobs of this batch running at once. `'auto'` takes the client's limit (its `jobConcurrency`): found by the
+   * client, shared with every other job it runs. A number runs that many instead, still pausing for a
+   * `Retry-After`: the client's limiter places the batch's jobs while fewer than that many of the client's jobs
+   * run, so other jobs of the client count against it too. A long item's segments are jobs like any other.
    * @default 'auto'
    */
   concurrency?: number | 'auto';
-  /** Ceiling of `'auto'` concurrency for this batch. @default 16 */
+  /** With `'auto'`, the most jobs of the client this batch's jobs may run beside. @default the client's ceiling (64, or its fixed `jobConcurrency`) */
   maxConcurrency?: number;
   /**
-   * Jobs per item: a job that FAILS with a rate-limit code is created again, up to this many in all. For a long
-   * item, jobs per segment, and as `generateLong` does, a segment whose job FAILS for any reason is created again.
+   * Jobs per item (per segment, for a long item): a job that FAILS for a rate limit or a fault of the service
+   * (a code such as `internal_error`) is created again after a short backoff, up to this many in all, as
+   * `generateLong` does. Other failures are reported at once: the same inputs would most likely fail again.
    * @default 3
    */
   maxAttempts?: number;

@@ -1,17 +1,18 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { APIUserAbortError, AvatarVideoError } from '../../errors.js';
-import type { Permit } from '../../internal/concurrency-limiter.js';
+import { AvatarVideoError } from '../../errors.js';
+import { concurrencyBounds } from '../../internal/concurrency-limiter.js';
 import { diskError } from '../../internal/disk-error.js';
 import { checkOutputPath } from '../../internal/output-path.js';
 import type { RequestOptions } from '../../internal/request-options.js';
+import { DEFAULT_JOB_ATTEMPTS } from '../../internal/retry.js';
 import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
 import type { DownloadOptions, DownloadResult } from '../download.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
 import { namingJob } from '../job-error.js';
-import { type JobPlaces, jobOutcome } from '../job-permit.js';
+import { type JobPlaces, type JobPlan, jobPlaces, makeJob } from '../make-job.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
@@ -35,8 +36,12 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
   waitTimeout?: number;
   /** Where to save the joined MP4: its folder must exist. Written to a temporary file and renamed into place. */
   output: string;
-  /** Segments generated at once. @default 3 */
-  concurrency?: number;
+  /**
+   * Segment jobs running at once. `'auto'` takes the client's limit (its `jobConcurrency`), shared with every other
+   * job it runs; a number runs that many instead, counting the client's other jobs against it (as a batch's does).
+   * @default 'auto'
+   */
+  concurrency?: number | 'auto';
   /** Longest segment of audio per job, in seconds (the service's limit). @default 60 */
   maxSegmentSeconds?: number;
   /**
@@ -46,7 +51,10 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    * @default a hidden folder beside `output`: `.<output name>.parts`
    */
   workDir?: string;
-  /** Jobs per segment before the call fails: a segment whose job FAILS or is CANCELLED is created again. @default 2 */
+  /**
+   * Jobs per segment before the call fails: a segment whose job FAILS for a rate limit or a fault of the service is
+   * created again, as a batch's item is; any other failure ends the call at once. @default 3
+   */
   maxSegmentAttempts?: number;
   /** Keep the work folder after success (it is always kept after a failure, for the rerun). @default false */
   keepWorkDir?: boolean;
@@ -102,21 +110,22 @@ export interface LongRunVideos {
 
 /**
  * @internal The engine of `videos.generateLong`, and of a batch item too long for one job. Segment jobs take
- * their places from `limiter`: the client's, or a batch's view of it.
+ * their places from `places`: the client's limiter, or a batch's view of it.
  */
 export async function generateLong(
   videos: LongRunVideos,
   params: VideoCreateParams,
   options: GenerateLongOptions,
-  limiter: JobPlaces,
+  places: JobPlaces,
 ): Promise<GenerateLongResult> {
+  const bounds = concurrencyBounds(options.concurrency, 'concurrency');
   // The joined MP4 is written last, after every segment is paid for: a save bound to fail must fail first.
   await checkOutputPath(options.output);
   // Streams are read twice below (checked, then split or uploaded): spool them once first.
   try {
     const pinned = await pinOneShotInputs(params);
     try {
-      return await generatePinned(videos, pinned.params, options, limiter);
+      return await generatePinned(videos, pinned.params, options, jobPlaces(places, bounds));
     } finally {
       await pinned.dispose();
     }
@@ -129,9 +138,9 @@ async function generatePinned(
   videos: LongRunVideos,
   params: VideoCreateParams,
   options: GenerateLongOptions,
-  limiter: JobPlaces,
+  places: JobPlaces,
 ): Promise<GenerateLongResult> {
-  const { output, concurrency = 3, maxSegmentSeconds = 60, keepWorkDir = false, signal } = options;
+  const { output, maxSegmentSeconds = 60, keepWorkDir = false, signal } = options;
   const { waitOptions, requestOptions } = callOptions(options);
   // Formats and the visual reference are checked once; the audio may be as long as it likes here.
   const checked = await validateCreateParams(params, { maxAudioSeconds: Number.POSITIVE_INFINITY });
@@ -149,16 +158,18 @@ async function generatePinned(
   const run: LongRun = {
     ...folder,
     videos,
-    limiter,
+    places,
     waitOptions,
     requestOptions,
     downloadOptions: { signal, timeout: options.timeout, maxRetries: options.maxRetries },
-    maxSegmentAttempts: options.maxSegmentAttempts ?? 2,
+    maxSegmentAttempts: options.maxSegmentAttempts ?? DEFAULT_JOB_ATTEMPTS,
     live: new Map(),
     report,
   };
   try {
-    const results = await runPool(folder.writer.manifest.segments, Math.max(1, concurrency), (segment) => runSegment(run, segment));
+    // Every segment at once: the client's limiter decides how many jobs run, and `stop` ends the waits of the rest.
+    const { segments } = folder.writer.manifest;
+    const results = await runPool(segments, segments.length, (segment, _index, stop) => runSegment(run, segment, stop));
     report('join');
     const joined = await joinVideos(
       folder.writer.manifest.segments.map((s) => join(workDir, s.video ?? '')),
@@ -227,7 +238,7 @@ function progressReporter(writer: ManifestWriter, onProgress: GenerateLongOption
 /** What every segment job of one long run shares. */
 interface LongRun extends WorkFolder {
   videos: LongRunVideos;
-  limiter: JobPlaces;
+  places: JobPlaces;
   waitOptions: WaitOptions;
   requestOptions: RequestOptions;
   downloadOptions: DownloadOptions;
@@ -238,51 +249,50 @@ interface LongRun extends WorkFolder {
 }
 
 /**
- * Bring one segment to a downloaded MP4: reuse it when an earlier run saved it, else take up its job or
- * create one, again after a FAILED or CANCELLED job while attempts remain.
+ * Bring one segment to a downloaded MP4: reuse it when an earlier run saved it, else take up its job or create one,
+ * made again after the failures retry.ts says (as a batch's item is), then save it in the work folder.
  */
-async function runSegment(run: LongRun, segment: SegmentRecord): Promise<Video> {
+async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSignal): Promise<Video> {
   const { signal } = run.requestOptions;
   if (segment.status === 'downloaded' && segment.jobId && (await sizeMatches(join(run.workDir, segment.video ?? ''), segment.bytes))) {
     return run.videos.retrieve(segment.jobId, run.requestOptions);
   }
-  for (;;) {
-    if (signal?.aborted) throw new APIUserAbortError('Generation was aborted.', { cause: signal.reason });
-    // The client's limiter counts the segment's job from create to end; a job already made just joins the count.
-    const permit = segment.jobId === null ? await run.limiter.acquire(signal) : run.limiter.adopt();
-    try {
-      if (segment.jobId === null) {
-        const created = await run.videos.create(run.segmentParams(join(run.workDir, segment.audio)), run.requestOptions);
-        segment.jobId = created.id;
-        segment.status = 'created';
-        await run.writer.save();
-      }
-      const jobId = segment.jobId;
-      try {
-        return await finishSegmentJob(run, segment, jobId, permit);
-      } catch (error) {
-        permit.release(jobOutcome(error));
-        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError)) {
-          throw namingJob(diskError(error, `segment ${segment.index}`), jobId);
-        }
-        await recordFailedJob(run, segment, jobId, error);
-      }
-    } finally {
-      permit.release('unknown'); // does nothing once released with what the job taught
-    }
+  const plan: JobPlan = {
+    resume: segment.jobId ?? undefined,
+    create: async () => {
+      const created = await run.videos.create(run.segmentParams(join(run.workDir, segment.audio)), run.requestOptions);
+      Object.assign(segment, { jobId: created.id, status: 'created' });
+      await run.writer.save(); // before anything else can fail: a rerun waits on it
+      return created.id;
+    },
+    wait: (jobId) =>
+      run.videos.waitForCompletion(jobId, {
+        ...run.waitOptions,
+        onProgress: (v) => {
+          run.live.set(segment.index, (v.progress ?? 0) * 0.9);
+          run.report('segments', run.live);
+        },
+      }),
+    ended: (jobId, error) => recordFailedJob(run, segment, jobId, error),
+  };
+  try {
+    const video = await makeJob(plan, {
+      places: run.places,
+      maxAttempts: run.maxSegmentAttempts,
+      signal,
+      stop,
+      aborted: 'Generation was aborted.',
+    });
+    return await saveSegment(run, segment, video);
+  } catch (error) {
+    if (error instanceof VideoFailedError || error instanceof VideoCancelledError)
+      throw new SegmentFailedError(segment, run.workDir, error);
+    throw segment.jobId === null ? error : namingJob(diskError(error, `segment ${segment.index}`), segment.jobId);
   }
 }
 
-/** Wait for the segment's job, hand its permit back once it has ended well, then save its MP4 in the work folder. */
-async function finishSegmentJob(run: LongRun, segment: SegmentRecord, jobId: string, permit: Permit): Promise<Video> {
-  const video = await run.videos.waitForCompletion(jobId, {
-    ...run.waitOptions,
-    onProgress: (v) => {
-      run.live.set(segment.index, (v.progress ?? 0) * 0.9);
-      run.report('segments', run.live);
-    },
-  });
-  permit.release('completed');
+/** Save the MP4 of the segment's COMPLETE job in the work folder. */
+async function saveSegment(run: LongRun, segment: SegmentRecord, video: Video): Promise<Video> {
   const file = join(run.workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
   await mkdir(dirname(file), { recursive: true });
   const saved = await run.videos.download(video, file, run.downloadOptions);
@@ -293,13 +303,13 @@ async function finishSegmentJob(run: LongRun, segment: SegmentRecord, jobId: str
   return video;
 }
 
-/** Record a FAILED or CANCELLED job so that a rerun creates the segment again; throw once attempts run out. */
+/** Record a FAILED or CANCELLED job so that a rerun creates the segment again; the segment's jobs ended so far. */
 async function recordFailedJob(
   run: LongRun,
   segment: SegmentRecord,
   jobId: string,
   error: VideoFailedError | VideoCancelledError,
-): Promise<void> {
+): Promise<number> {
   const failure =
     error instanceof VideoFailedError
       ? { code: error.code ?? 'FAILED', message: error.message }
@@ -307,7 +317,7 @@ async function recordFailedJob(
   Object.assign(segment, { jobId: null, status: 'failed', attempts: segment.attempts + 1, error: { jobId, ...failure } });
   run.live.delete(segment.index);
   await run.writer.save();
-  if (segment.attempts >= run.maxSegmentAttempts) throw new SegmentFailedError(segment, run.workDir, error);
+  return segment.attempts;
 }
 
 async function sizeMatches(path: string, bytes: number | null): Promise<boolean> {

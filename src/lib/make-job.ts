@@ -1,0 +1,102 @@
+import { APIUserAbortError, RateLimitError } from '../errors.js';
+import type { ConcurrencyBounds } from '../internal/adaptive-concurrency.js';
+import type { ConcurrencyLimiter, JobOutcome } from '../internal/concurrency-limiter.js';
+import { type JobFailure, recreateDelay, shouldRetry } from '../internal/retry.js';
+import { sleep } from '../internal/sleep.js';
+import { describeFailure } from '../internal/transport.js';
+import type { Video } from '../schemas.js';
+import { VideoCancelledError, VideoFailedError } from './errors.js';
+
+/** Where a job runs under the client's limit: the limiter itself, or a call's view of it (see {@link jobPlaces}). */
+export type JobPlaces = Pick<ConcurrencyLimiter, 'run' | 'jobMs'>;
+
+/** What a job's end teaches the concurrency policy: a rate-limited failure throttles, any other end shows there was room. */
+export function jobOutcome(error: unknown): JobOutcome {
+  if (error instanceof VideoFailedError) return error.isRateLimited ? 'throttled' : 'completed';
+  if (error instanceof VideoCancelledError) return 'completed';
+  return 'unknown';
+}
+
+/**
+ * `places` as a call sees it: its jobs held within the call's own `bounds` (a fixed `concurrency`) when it has
+ * some, and `onRunning` told as each takes and gives back its place (a batch's progress counts them).
+ */
+export function jobPlaces(places: JobPlaces, bounds: ConcurrencyBounds | undefined, onRunning?: (delta: 1 | -1) => void): JobPlaces {
+  return {
+    get jobMs() {
+      return places.jobMs;
+    },
+    run: (job, options = {}) =>
+      places.run(
+        async () => {
+          onRunning?.(1);
+          try {
+            return await job();
+          } finally {
+            onRunning?.(-1);
+          }
+        },
+        { ...options, bounds: options.bounds ?? bounds },
+      ),
+  };
+}
+
+/** How one video's job is made: the steps that differ between a batch item (its ledger) and a segment (its manifest). */
+export interface JobPlan {
+  /** The job an earlier run made, to wait on instead of creating one. */
+  resume: string | undefined;
+  /** Create the job, recording it; its id. */
+  create(): Promise<string>;
+  wait(jobId: string): Promise<Video>;
+  /** Record a job that ended FAILED or CANCELLED; resolves to the jobs ended so far for this video. */
+  ended(jobId: string, error: VideoFailedError | VideoCancelledError): Promise<number>;
+}
+
+export interface JobRun {
+  places: JobPlaces;
+  maxAttempts: number;
+  signal: AbortSignal | undefined;
+  /** Stops a wait for a place (the caller's pool has failed), not a job already made. */
+  stop?: AbortSignal | undefined;
+  /** Message of the APIUserAbortError when `signal` fires between jobs. */
+  aborted: string;
+}
+
+/**
+ * Make one video's job until it is COMPLETE: take up the job `plan.resume` names, else create one, and wait for it,
+ * holding a place of the client's limit from create to end. Make it again after the failures and within the budgets
+ * that retry.ts sets (`recreateDelay`), waiting its delay without a place. Throws the last failure once they are spent.
+ */
+export async function makeJob(plan: JobPlan, run: JobRun): Promise<Video> {
+  const waitSignal = run.stop && run.signal ? AbortSignal.any([run.signal, run.stop]) : (run.stop ?? run.signal);
+  let jobId = plan.resume;
+  let refused = 0;
+  for (;;) {
+    if (run.signal?.aborted) throw new APIUserAbortError(run.aborted, { cause: run.signal.reason });
+    try {
+      const job = async () => {
+        jobId ??= await plan.create();
+        return plan.wait(jobId);
+      };
+      return await run.places.run(job, { signal: waitSignal, resumed: jobId !== undefined });
+    } catch (error) {
+      const failure = jobFailure(error, jobId);
+      if (failure === undefined) throw error;
+      const ended = failure.kind === 'refused' ? undefined : (error as VideoFailedError | VideoCancelledError);
+      const tries = ended ? await plan.ended(jobId as string, ended) : ++refused;
+      jobId = undefined;
+      const delay = recreateDelay(failure, tries, run.maxAttempts, run.places.jobMs);
+      if (delay === undefined) throw error;
+      await sleep(delay, run.signal, run.aborted);
+    }
+  }
+}
+
+/** The error as retry.ts's re-create policy sees it; undefined for one it has no say on (an abort, a 401, a wait timeout). */
+function jobFailure(error: unknown, jobId: string | undefined): JobFailure | undefined {
+  if (error instanceof VideoFailedError) return { kind: 'failed', code: error.code, rateLimited: error.isRateLimited };
+  if (error instanceof VideoCancelledError) return { kind: 'cancelled' };
+  if (jobId === undefined && shouldRetry('create', describeFailure(error)))
+    return { kind: 'refused', throttled: error instanceof RateLimitError };
+  return undefined;
+}
