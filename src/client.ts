@@ -5,7 +5,7 @@ import { Transport } from './internal/http-client.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isLoopbackHost } from './internal/loopback.js';
 import type { RequestOptions } from './internal/request-options.js';
-import { jobOutcome } from './lib/make-job.js';
+import { limiterOutcome } from './lib/make-job.js';
 import { Videos } from './resources/videos.js';
 import { VERSION } from './version.js';
 
@@ -116,7 +116,7 @@ export class AvatarVideo {
     this.maxRetries = options.maxRetries ?? 2;
     this.maxRetryDelay = options.maxRetryDelay ?? 60_000;
     this.limits = { maxAudioSeconds: options.limits?.maxAudioSeconds ?? 60 };
-    this.#limiter = new ConcurrencyLimiter({ concurrency: options.jobConcurrency, outcomeOf: jobOutcome });
+    this.#limiter = new ConcurrencyLimiter({ concurrency: options.jobConcurrency, outcomeOf: limiterOutcome });
     const level = options.logLevel ?? env('AVATAR_VIDEO_LOG');
     this.logger = leveledLogger(options.logger ?? console, isLogLevel(level) ? level : 'warn');
     this.#transport = new Transport({

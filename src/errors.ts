@@ -1,14 +1,20 @@
 /**
- * Every error the SDK throws extends {@link AvatarVideoError}.
+ * Every error the SDK throws, in one place. All extend {@link AvatarVideoError}; the README's errors table lists
+ * them with when each is thrown and whether it is retried. The families, in this file's order:
  *
- * - {@link APIError} and its subclasses: the service answered with an HTTP error.
- * - {@link APIConnectionError}, {@link APIConnectionTimeoutError}, {@link APIUserAbortError}: no usable answer.
- * - {@link ResponseValidationError}: the service answered 2xx with a body that breaks the contract.
- * - Job outcomes ({@link VideoFailedError}, ...) and local checks (`MediaValidationError`,
- *   {@link InvalidArgumentError}) stay outside the API hierarchy, because no HTTP request failed.
+ * - The service answered with an HTTP error: {@link APIError} and one subclass per status.
+ * - No usable answer: {@link APIConnectionError}, {@link APIConnectionTimeoutError}, {@link APIUserAbortError}.
+ * - A 2xx answer that breaks the contract: {@link ResponseValidationError}, {@link ResponseTooLargeError}.
+ * - Inputs refused before any request, so nothing was paid for: {@link InvalidArgumentError},
+ *   {@link OutputPathError}, {@link UploadInputError}, {@link MediaValidationError}, {@link BatchInputError}.
+ * - How a job ended: {@link VideoFailedError}, {@link VideoCancelledError}, {@link WaitTimeoutError},
+ *   {@link VideoNotReadyError}, {@link SegmentFailedError}. No HTTP request failed.
+ * - Files the SDK saves or joins: {@link DownloadIntegrityError}, {@link JoinError}.
  *
- * Nothing here ever holds the API key: request headers are never stored, response headers are redacted.
+ * Any of them thrown after a job was created carries that job's `videoId`. Nothing here ever holds the API key:
+ * request headers are never stored, response headers are redacted.
  */
+import type { Video } from './schemas.js';
 
 export class AvatarVideoError extends Error {
   override name = 'AvatarVideoError';
@@ -148,17 +154,6 @@ export class APIUserAbortError extends AvatarVideoError {
   }
 }
 
-/** A method was called with an argument it cannot send, e.g. `list({ limit: 500 })`. Nothing was requested. */
-export class InvalidArgumentError extends AvatarVideoError {
-  override name = 'InvalidArgumentError';
-  /** The argument at fault, e.g. `limit`. */
-  readonly argument: string;
-  constructor(argument: string, message: string) {
-    super(message);
-    this.argument = argument;
-  }
-}
-
 /** A 2xx response whose body does not match the spec (a required field missing or of the wrong type). */
 export class ResponseValidationError extends AvatarVideoError {
   override name = 'ResponseValidationError';
@@ -188,6 +183,206 @@ export class ResponseTooLargeError extends AvatarVideoError {
   }
 }
 
+/** What is wrong with a destination, as {@link OutputPathError.code}. */
+
+// --- Inputs refused before any request: nothing was uploaded or paid for ---
+
+/** A method was called with an argument it cannot send, e.g. `list({ limit: 500 })`. Nothing was requested. */
+export class InvalidArgumentError extends AvatarVideoError {
+  override name = 'InvalidArgumentError';
+  /** The argument at fault, e.g. `limit`. */
+  readonly argument: string;
+  constructor(argument: string, message: string) {
+    super(message);
+    this.argument = argument;
+  }
+}
+
+/** Why a destination was refused: no path given, its folder missing, something else than a folder in its place, not writable, or the path is a folder. */
+export type OutputPathProblem = 'invalid' | 'folder_missing' | 'not_a_folder' | 'folder_not_writable' | 'is_folder';
+
+/**
+ * A destination the SDK cannot save to: its folder is missing, not a folder or not writable, or the path is a
+ * folder itself. Found before any job was created, so nothing was paid for.
+ */
+export class OutputPathError extends AvatarVideoError {
+  override name = 'OutputPathError';
+  /** The absolute path refused (the folder itself, for a work folder). */
+  readonly path: string;
+  readonly code: OutputPathProblem;
+  /** What is wrong and what to do, e.g. `the folder /tmp/x does not exist; create it first, or save elsewhere`. */
+  readonly reason: string;
+  /** `cause`: the system error, when one said what is wrong (a folder that could not be made). */
+  constructor(path: string, code: OutputPathProblem, reason: string, options?: { cause?: unknown }) {
+    super(`Cannot save to ${path}: ${reason}. No job was created.`, options);
+    this.path = path;
+    this.code = code;
+    this.reason = reason;
+  }
+}
+
+/** An input that cannot be an upload at all: a remote URL, a number, a missing file, a stream that failed. */
+export class UploadInputError extends AvatarVideoError {
+  override name = 'UploadInputError';
+}
+
+/** Codes of {@link MediaValidationIssue}. */
+export type MediaIssueCode =
+  | 'missing_audio'
+  | 'missing_visual_reference'
+  | 'multiple_visual_references'
+  | 'unknown_field'
+  | 'unsupported_format'
+  | 'unreadable_media'
+  | 'duration_out_of_range';
+
+/** One problem found by local validation. */
+export interface MediaValidationIssue {
+  /** The create parameter it concerns: `audio_reference`, `image_reference`, `video_reference`, `model`, or an unknown field's name. */
+  field: string;
+  code: MediaIssueCode;
+  /** Names the file, what was found and what is allowed. */
+  message: string;
+}
+
+/**
+ * Local checks found problems before anything was uploaded. `issues` lists every problem at once.
+ * Not an `APIError`: no request was made.
+ */
+export class MediaValidationError extends AvatarVideoError {
+  override name = 'MediaValidationError';
+  readonly issues: MediaValidationIssue[];
+  constructor(issues: MediaValidationIssue[]) {
+    super(
+      issues.length === 1
+        ? (issues[0]?.message ?? 'Invalid media.')
+        : `${issues.length} problems with the inputs:\n${issues.map((issue) => `- ${issue.message}`).join('\n')}`,
+    );
+    this.issues = issues;
+  }
+}
+
+/** One thing wrong with a batch item, found before any job was created. */
+export interface BatchProblem {
+  /** Position of the item in the input, from 0. */
+  index: number;
+  /** The item's key, when it has a usable one. */
+  key: string | undefined;
+  /** The create parameter concerned, when there is one. */
+  field?: string;
+  code: string;
+  message: string;
+}
+
+/** Some batch items are unusable; nothing was created. `problems` lists every one, not just the first. */
+export class BatchInputError extends AvatarVideoError {
+  override name = 'BatchInputError';
+  readonly problems: BatchProblem[];
+
+  constructor(problems: BatchProblem[]) {
+    const shown = problems.slice(0, 20).map((p) => `- ${p.key !== undefined ? `${p.key}: ` : `item ${p.index}: `}${p.message}`);
+    const more = problems.length > shown.length ? [`- and ${problems.length - shown.length} more`] : [];
+    super(`${problems.length} problem(s) with the batch items; nothing was created:\n${[...shown, ...more].join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+// --- How a job ended (none is an APIError: every request succeeded, the job ended badly or not yet) ---
+
+const RATE_LIMIT_CODE = /rate.?limit/i;
+
+/** The job ended FAILED. `code` and `message` come from `video.error`. */
+export class VideoFailedError extends AvatarVideoError {
+  override name = 'VideoFailedError';
+  readonly video: Video;
+  /** Machine-readable reason from `video.error.code`, when the service gave one. */
+  readonly code: string | undefined;
+  /** True when `code` names a rate limit: the job may succeed if created again later. */
+  readonly isRateLimited: boolean;
+
+  constructor(video: Video) {
+    const code = video.error?.code || undefined;
+    const reason = video.error?.message || 'no error message in the video';
+    super(`Video ${video.id} failed${code ? ` (${code})` : ''}: ${reason}`);
+    this.video = video;
+    this.code = code;
+    this.isRateLimited = code !== undefined && RATE_LIMIT_CODE.test(code);
+  }
+}
+
+/** The job ended CANCELLED. */
+export class VideoCancelledError extends AvatarVideoError {
+  override name = 'VideoCancelledError';
+  readonly video: Video;
+
+  constructor(video: Video) {
+    super(`Video ${video.id} was cancelled.`);
+    this.video = video;
+  }
+}
+
+/** The wait's deadline passed before the job finished. The job itself keeps running on the service. */
+export class WaitTimeoutError extends AvatarVideoError {
+  override name = 'WaitTimeoutError';
+  /** The last state seen, or undefined when no poll succeeded. `cause` then holds the last poll's error. */
+  readonly video: Video | undefined;
+  /** The wait's deadline that passed (the `waitTimeout` option), in milliseconds. */
+  readonly waitTimeout: number;
+
+  constructor(id: string, video: Video | undefined, waitTimeout: number, options?: { cause?: unknown }) {
+    const seen = video ? `last seen ${video.status}${typeof video.progress === 'number' ? ` at ${video.progress}%` : ''}` : 'never seen';
+    super(`Video ${id} did not finish within ${waitTimeout} ms (waitTimeout; ${seen}); the job keeps running.`, options);
+    this.video = video;
+    this.waitTimeout = waitTimeout;
+  }
+}
+
+/** `download` was asked for a video that is not COMPLETE; no content request was sent. */
+export class VideoNotReadyError extends AvatarVideoError {
+  override name = 'VideoNotReadyError';
+  readonly video: Video;
+
+  constructor(video: Video) {
+    super(`Video ${video.id} is ${video.status}; it can be downloaded only once it is COMPLETE.`);
+    this.video = video;
+  }
+}
+
+/** What {@link SegmentFailedError} says about the segment that failed. */
+export interface FailedSegment {
+  /** Position of the segment, from 0. */
+  index: number;
+  startSeconds: number;
+  durationSeconds: number;
+  /** Jobs made for it that ended FAILED or CANCELLED. */
+  attempts: number;
+  /** The last job's id, its error code and message. */
+  error: { jobId: string; code: string | undefined; message: string } | null;
+}
+
+/** A segment's jobs kept failing; earlier finished segments stay in the work folder for a rerun. */
+export class SegmentFailedError extends AvatarVideoError {
+  override name = 'SegmentFailedError';
+  readonly segmentIndex: number;
+  readonly jobId: string;
+  readonly code: string | undefined;
+  readonly workDir: string;
+  constructor(segment: FailedSegment, workDir: string, cause: Error) {
+    const end = (segment.startSeconds + segment.durationSeconds).toFixed(1);
+    const last = `last job ${segment.error?.jobId}: ${segment.error?.code} ${segment.error?.message}`;
+    super(
+      `Segment ${segment.index} (${segment.startSeconds.toFixed(1)} s to ${end} s) failed ${segment.attempts} time(s); ${last}. Finished segments are kept in ${workDir}: run the same call again to resume.`,
+      { cause },
+    );
+    this.segmentIndex = segment.index;
+    this.jobId = segment.error?.jobId ?? '';
+    this.code = segment.error?.code;
+    this.workDir = workDir;
+  }
+}
+
+// --- Files the SDK saves or joins ---
+
 /**
  * A download finished but the bytes are not a video the SDK can vouch for: a JSON, HTML or text answer,
  * a size that differs from the announced one, or an MP4 whose boxes do not add up. Nothing was saved.
@@ -209,27 +404,22 @@ export class DownloadIntegrityError extends AvatarVideoError {
   }
 }
 
-/** What is wrong with a destination, as {@link OutputPathError.code}. */
-/** Why a destination was refused: no path given, its folder missing, something else than a folder in its place, not writable, or the path is a folder. */
-export type OutputPathProblem = 'invalid' | 'folder_missing' | 'not_a_folder' | 'folder_not_writable' | 'is_folder';
-
 /**
- * A destination the SDK cannot save to: its folder is missing, not a folder or not writable, or the path is a
- * folder itself. Found before any job was created, so nothing was paid for.
+ * {@link joinVideos} refused its inputs: a file is not a readable MP4 with a video track, or its tracks cannot share
+ * one MP4 with the first input's without re-encoding (a different codec, size, sample rate, channel count or decoder
+ * configuration). Nothing was written.
  */
-export class OutputPathError extends AvatarVideoError {
-  override name = 'OutputPathError';
-  /** The absolute path refused (the folder itself, for a work folder). */
-  readonly path: string;
-  readonly code: OutputPathProblem;
-  /** What is wrong and what to do, e.g. `the folder /tmp/x does not exist; create it first, or save elsewhere`. */
-  readonly reason: string;
-  /** `cause`: the system error, when one said what is wrong (a folder that could not be made). */
-  constructor(path: string, code: OutputPathProblem, reason: string, options?: { cause?: unknown }) {
-    super(`Cannot save to ${path}: ${reason}. No job was created.`, options);
-    this.path = path;
-    this.code = code;
-    this.reason = reason;
+export class JoinError extends AvatarVideoError {
+  override name = 'JoinError';
+  /** The input that could not be joined. */
+  readonly file: string;
+  /** Each difference from the first input, e.g. `video size: 720x1280 (first input: 1280x720)`. Empty for unreadable files. */
+  readonly differences: string[];
+
+  constructor(file: string, message: string, differences: string[] = []) {
+    super(message);
+    this.file = file;
+    this.differences = differences;
   }
 }
 

@@ -5,7 +5,6 @@ export default AvatarVideo;
 export type { ClientOptions, JobConcurrency, MediaLimits, RequestOptions } from './client.js';
 export * from './errors.js';
 export type { Logger, LogLevel } from './internal/logger.js';
-export { BatchInputError, type BatchProblem } from './lib/batch/errors.js';
 export type {
   BatchItem,
   BatchItemError,
@@ -15,25 +14,17 @@ export type {
   GenerateBatchOptions,
 } from './lib/batch/types.js';
 export type { DownloadOptions, DownloadProgress, DownloadResult } from './lib/download.js';
-export { VideoCancelledError, VideoFailedError, VideoNotReadyError, WaitTimeoutError } from './lib/errors.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';
-export {
-  type GenerateLongOptions,
-  type GenerateLongResult,
-  type LongProgress,
-  SegmentFailedError,
-} from './lib/long/generate-long.js';
-export { JoinError } from './lib/long/join-error.js';
+export type { GenerateLongOptions, GenerateLongResult, LongProgress } from './lib/long/generate-long.js';
 export { type JoinVideosOptions, type JoinVideosResult, joinVideos } from './lib/long/join-videos.js';
 export { type AudioSegment, type SplitAudioOptions, type SplitAudioResult, splitAudio } from './lib/long/split-audio.js';
-export { MediaValidationError } from './lib/media/errors.js';
 export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams } from './lib/media/prepare.js';
 export { type ProbeOptions, probeMedia } from './lib/media/probe.js';
-export type { MediaFormat, MediaInfo, MediaIssueCode, MediaValidationIssue } from './lib/media/types.js';
+export type { MediaFormat, MediaInfo } from './lib/media/types.js';
 export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
 export type { WaitOptions, WaitProgress } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
 export type { CreateOptions, VideoContent, Videos } from './resources/videos.js';
 export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoError, type VideoModel, type VideoStatus } from './schemas.js';
-export { NamedUpload, toFile, type Uploadable, UploadInputError } from './uploads.js';
+export { NamedUpload, toFile, type Uploadable } from './uploads.js';
 export { VERSION } from './version.js';

@@ -1,10 +1,4 @@
 import type { Readable } from 'node:stream';
-import { AvatarVideoError } from './errors.js';
-
-/** An input that cannot be an upload at all: a remote URL, a number, a missing file, a stream that failed. */
-export class UploadInputError extends AvatarVideoError {
-  override name = 'UploadInputError';
-}
 
 /**
  * Anything a file part of `videos.create` accepts. Nothing is read whole into memory:

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { APIConnectionError } from '../src/errors.js';
+import { APIConnectionError, VideoFailedError, WaitTimeoutError } from '../src/errors.js';
 import { describeItemError } from '../src/lib/batch/item-error.js';
-import { VideoFailedError, WaitTimeoutError } from '../src/lib/errors.js';
 import type { Video } from '../src/schemas.js';
 
 const video = (patch: Partial<Video>) =>

@@ -1,7 +1,7 @@
 /** The CLI's advice after a failure, as pure functions: which command goes on, quoted for a shell. */
 import { describe, expect, it } from 'vitest';
 import { baseUrlProblem } from '../src/cli/base-url.js';
-import { describeFailure, type Failure } from '../src/cli/failure.js';
+import { cliFailure, type Failure } from '../src/cli/failure.js';
 import { resumeCommand, shellWord, withRerun, withResume } from '../src/cli/resume.js';
 import { AuthenticationError, NotFoundError, VideoNotReadyError } from '../src/index.js';
 import { namingJob, nextCall } from '../src/lib/job-error.js';
@@ -101,10 +101,10 @@ describe('baseUrlProblem', () => {
   });
 });
 
-describe('describeFailure of an error that names its job', () => {
+describe('cliFailure of an error that names its job', () => {
   it('drops the SDK call from the message (the CLI adds its own command) and keeps the id', () => {
     const unauthorised = new AuthenticationError({ status: 401, message: 'bad key', headers: {}, body: null });
-    const described = describeFailure(namingJob(unauthorised, 'vid_1', nextCall('vid_1', 'running')), false);
+    const described = cliFailure(namingJob(unauthorised, 'vid_1', nextCall('vid_1', 'running')), false);
     expect(described.lines).toEqual(['bad key', '(status 401, video vid_1)']);
     expect(described.json.error).toMatchObject({ type: 'AuthenticationError', message: 'bad key', videoId: 'vid_1' });
   });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MediaValidationError } from '../src/lib/media/errors.js';
+import { MediaValidationError } from '../src/errors.js';
 import { probeMedia } from '../src/lib/media/probe.js';
 import { toFile } from '../src/uploads.js';
 

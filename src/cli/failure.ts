@@ -35,7 +35,7 @@ export interface FailureContext {
  * Classify what a command threw. `interrupted` says Ctrl-C was pressed: whatever error the abort
  * surfaced as (an abort, a closed stream), the honest report is "interrupted".
  */
-export function describeFailure(error: unknown, interrupted: boolean, context: FailureContext = {}): Failure {
+export function cliFailure(error: unknown, interrupted: boolean, context: FailureContext = {}): Failure {
   if (interrupted || error instanceof APIUserAbortError) {
     return { exitCode: ExitCode.interrupted, lines: ['interrupted'], json: { error: { type: 'Interrupted', message: 'interrupted' } } };
   }

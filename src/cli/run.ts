@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { ExitCode } from './exit-codes.js';
-import { describeFailure } from './failure.js';
+import { cliFailure } from './failure.js';
 import { onInterrupt } from './interrupt.js';
 import { buildProgram } from './program.js';
 import { withRerun, withResume } from './resume.js';
@@ -16,7 +16,7 @@ export async function run(argv: string[]): Promise<ExitCode> {
   } catch (error) {
     // Commander has already printed its message (or the help / version asked for).
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    const described = describeFailure(error, interrupt.signal.aborted, { baseURL: session.serviceAddress, videoId: session.job?.id });
+    const described = cliFailure(error, interrupt.signal.aborted, { baseURL: session.serviceAddress, videoId: session.job?.id });
     const failure =
       session.rerun !== undefined
         ? withRerun(described, argv.slice(2), session.rerun.videoIds)

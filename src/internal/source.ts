@@ -5,7 +5,8 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { NamedUpload, type Uploadable, UploadInputError } from '../uploads.js';
+import { UploadInputError } from '../errors.js';
+import { NamedUpload, type Uploadable } from '../uploads.js';
 
 /**
  * An upload input opened for random-access reads (media probing) and for sending (as many times as a

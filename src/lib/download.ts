@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { APIConnectionError, APIError, AvatarVideoError, DownloadIntegrityError } from '../errors.js';
+import { APIConnectionError, APIError, AvatarVideoError, DownloadIntegrityError, VideoNotReadyError } from '../errors.js';
 import { type AtomicFile, writeFileAtomic } from '../internal/atomic-file.js';
 import { diskError } from '../internal/disk-error.js';
 import type { Transport } from '../internal/http-client.js';
@@ -10,7 +10,6 @@ import { retryDelay } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import { header, release, requestId, type SentResponse } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
-import { VideoNotReadyError } from './errors.js';
 import { checkWholeMp4 } from './media/isobmff.js';
 import { ByteReader } from './media/reader.js';
 

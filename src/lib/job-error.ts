@@ -1,5 +1,4 @@
-import { AvatarVideoError } from '../errors.js';
-import { VideoCancelledError, VideoFailedError } from './errors.js';
+import { AvatarVideoError, VideoCancelledError, VideoFailedError } from '../errors.js';
 
 /**
  * A job is paid for from the moment its create is answered, so every error a call throws after that names the

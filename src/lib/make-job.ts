@@ -1,17 +1,16 @@
-import { APIUserAbortError, RateLimitError } from '../errors.js';
+import { APIUserAbortError, RateLimitError, VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { ConcurrencyBounds } from '../internal/adaptive-concurrency.js';
 import type { ConcurrencyLimiter, JobOutcome } from '../internal/concurrency-limiter.js';
 import { type JobFailure, recreateDelay, shouldRetry } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import { describeFailure } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
-import { VideoCancelledError, VideoFailedError } from './errors.js';
 
 /** Where a job runs under the client's limit: the limiter itself, or a call's view of it (see {@link jobPlaces}). */
 export type JobPlaces = Pick<ConcurrencyLimiter, 'run' | 'jobMs'>;
 
 /** What a job's end teaches the concurrency policy: a rate-limited failure throttles, any other end shows there was room. */
-export function jobOutcome(error: unknown): JobOutcome {
+export function limiterOutcome(error: unknown): JobOutcome {
   if (error instanceof VideoFailedError) return error.isRateLimited ? 'throttled' : 'completed';
   if (error instanceof VideoCancelledError) return 'completed';
   return 'unknown';

@@ -1,11 +1,10 @@
-import { APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
+import { APIError, APIUserAbortError, AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
 import type { Transport } from '../internal/http-client.js';
 import { apiPath } from '../internal/path.js';
 import { shouldRetry } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import { describeFailure } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
-import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from './errors.js';
 import { hintedDelay, pollHint } from './poll-hint.js';
 import { backoffDelay, EMPTY_HISTORY, type PollHistory, type PollPlan, planPoll, recordPoll } from './poll-schedule.js';
 

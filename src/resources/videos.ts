@@ -1,4 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
+import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import type { StreamOptions, Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
@@ -9,7 +10,6 @@ import { header } from '../internal/transport.js';
 import { generateBatch } from '../lib/batch/generate-batch.js';
 import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
-import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../lib/errors.js';
 import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
 import { type JobStage, namingJob, nextCall } from '../lib/job-error.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';

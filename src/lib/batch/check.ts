@@ -1,10 +1,9 @@
 import { Readable } from 'node:stream';
+import { BatchInputError, type BatchProblem, MediaValidationError } from '../../errors.js';
 import { runPool } from '../../internal/run-pool.js';
 import { NamedUpload, type Uploadable } from '../../uploads.js';
-import { MediaValidationError } from '../media/errors.js';
 import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
 import { LIMITS, type ValidateOptions, validateCreateParams } from '../media/validate.js';
-import { BatchInputError, type BatchProblem } from './errors.js';
 import { InputHasher } from './inputs-hash.js';
 import { keyIdentity, keyProblem } from './keys.js';
 import type { LedgerEntry } from './ledger.js';

@@ -1,6 +1,12 @@
-import { APIConnectionError, APIError, APIUserAbortError } from '../../errors.js';
-import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
-import { SegmentFailedError } from '../long/generate-long.js';
+import {
+  APIConnectionError,
+  APIError,
+  APIUserAbortError,
+  SegmentFailedError,
+  VideoCancelledError,
+  VideoFailedError,
+  WaitTimeoutError,
+} from '../../errors.js';
 import type { BatchItemError, BatchItemResult } from './types.js';
 
 export const BATCH_ABORTED = 'The batch was aborted.';

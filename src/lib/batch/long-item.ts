@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type GenerateLongResult, generateLong, SegmentFailedError } from '../long/generate-long.js';
+import { SegmentFailedError } from '../../errors.js';
+import { type GenerateLongResult, generateLong } from '../long/generate-long.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
 import { abortError, describeItemError, failed } from './item-error.js';

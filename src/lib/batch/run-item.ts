@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { VideoCancelledError, VideoFailedError } from '../../errors.js';
 import type { Video } from '../../schemas.js';
-import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import { type JobPlan, makeJob } from '../make-job.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';

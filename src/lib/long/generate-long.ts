@@ -1,6 +1,6 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { AvatarVideoError } from '../../errors.js';
+import { SegmentFailedError, VideoCancelledError, VideoFailedError } from '../../errors.js';
 import { concurrencyBounds } from '../../internal/concurrency-limiter.js';
 import { diskError } from '../../internal/disk-error.js';
 import { checkOutputPath } from '../../internal/output-path.js';
@@ -9,7 +9,6 @@ import { DEFAULT_JOB_ATTEMPTS } from '../../internal/retry.js';
 import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
 import type { DownloadOptions, DownloadResult } from '../download.js';
-import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { GenerateOptions, GenerateResult } from '../generate.js';
 import { namingJob } from '../job-error.js';
 import { type JobPlaces, type JobPlan, jobPlaces, makeJob } from '../make-job.js';
@@ -75,25 +74,6 @@ export interface GenerateLongResult {
   durationSeconds: number;
   /** The COMPLETE job of each segment, in order. */
   segments: Video[];
-}
-
-/** A segment's jobs kept failing; earlier finished segments stay in the work folder for a rerun. */
-export class SegmentFailedError extends AvatarVideoError {
-  override name = 'SegmentFailedError';
-  readonly segmentIndex: number;
-  readonly jobId: string;
-  readonly code: string | undefined;
-  readonly workDir: string;
-  constructor(segment: SegmentRecord, workDir: string, cause: Error) {
-    super(
-      `Segment ${segment.index} (${segment.startSeconds.toFixed(1)} s to ${(segment.startSeconds + segment.durationSeconds).toFixed(1)} s) failed ${segment.attempts} time(s); last job ${segment.error?.jobId}: ${segment.error?.code} ${segment.error?.message}. Finished segments are kept in ${workDir}: run the same call again to resume.`,
-      { cause },
-    );
-    this.segmentIndex = segment.index;
-    this.jobId = segment.error?.jobId ?? '';
-    this.code = segment.error?.code;
-    this.workDir = workDir;
-  }
 }
 
 const SPLIT_SHARE = 0.05;

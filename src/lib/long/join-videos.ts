@@ -1,11 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { EncodedPacket, MetadataTags } from 'mediabunny';
-import { APIUserAbortError } from '../../errors.js';
+import { APIUserAbortError, JoinError } from '../../errors.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
 import { loadMediabunny } from '../../internal/mediabunny.js';
 import { type AudioSettings, type Clip, countKeptPackets, differences, keptPackets, openClip, type VideoSettings } from './clip.js';
-import { JoinError } from './join-error.js';
 import { joinedTags } from './provenance.js';
 
 export interface JoinVideosOptions {

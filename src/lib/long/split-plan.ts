@@ -1,4 +1,4 @@
-import { MediaValidationError } from '../media/errors.js';
+import { MediaValidationError } from '../../errors.js';
 import type { CutLimits } from './quiet-points.js';
 import type { SegmentPart } from './segment-file.js';
 

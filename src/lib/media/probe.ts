@@ -1,6 +1,6 @@
+import { MediaValidationError } from '../../errors.js';
 import { type LocalSource, openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
-import { MediaValidationError } from './errors.js';
 import { ProbeFailure, unsupported } from './failure.js';
 import { probeJpeg, probePng } from './image.js';
 import { probeMp3 } from './mp3.js';

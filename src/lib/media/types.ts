@@ -14,21 +14,4 @@ export interface MediaInfo {
   hasAudio?: boolean;
 }
 
-/** Codes of {@link MediaValidationIssue}. */
-export type MediaIssueCode =
-  | 'missing_audio'
-  | 'missing_visual_reference'
-  | 'multiple_visual_references'
-  | 'unknown_field'
-  | 'unsupported_format'
-  | 'unreadable_media'
-  | 'duration_out_of_range';
-
-/** One problem found by local validation. */
-export interface MediaValidationIssue {
-  /** The create parameter it concerns: `audio_reference`, `image_reference`, `video_reference`, `model`, or an unknown field's name. */
-  field: string;
-  code: MediaIssueCode;
-  /** Names the file, what was found and what is allowed. */
-  message: string;
-}
+export type { MediaIssueCode, MediaValidationIssue } from '../../errors.js';

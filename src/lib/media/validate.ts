@@ -1,6 +1,6 @@
+import { MediaValidationError } from '../../errors.js';
 import type { LocalSource } from '../../internal/source.js';
 import { VIDEO_MODELS } from '../../schemas.js';
-import { MediaValidationError } from './errors.js';
 import { contentTypeFor, disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
 import { probeSource } from './probe.js';
 import type { MediaFormat, MediaInfo, MediaValidationIssue } from './types.js';
