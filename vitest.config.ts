@@ -4,14 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-const testFiles = readdirSync(`${root}test`, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts'))
-  .map((file) => `test/${file.replaceAll('\\', '/')}`);
-
 /** Tests of the package as built and installed: they share one build, made by the project's globalSetup. */
-const E2E = testFiles.filter((file) => file.startsWith('test/e2e/'));
+const E2E = 'test/e2e/**/*.test.ts';
 /** Files that replace a module (vi.mock): the replacement reaches only modules loaded after it, so a fresh graph. */
-const MOCKING = testFiles.filter((file) => !E2E.includes(file) && /\bvi\.(mock|doMock)\(/.test(readFileSync(`${root}${file}`, 'utf8')));
+const MOCKING = readdirSync(`${root}test`, { recursive: true, encoding: 'utf8' })
+  .map((file) => `test/${file.replaceAll('\\', '/')}`)
+  .filter((file) => file.endsWith('.test.ts') && /\bvi\.(mock|doMock)\(/.test(readFileSync(`${root}${file}`, 'utf8')));
 
 export default defineConfig({
   test: {
@@ -29,15 +27,12 @@ export default defineConfig({
     },
     projects: [
       // The sources, in this process. Files share their worker's modules: loading them afresh for each file took
-      // more CPU than the tests themselves. So a file leaves no global state behind (timers, env, listeners).
-      {
-        extends: true,
-        test: { name: 'unit', include: testFiles.filter((file) => !E2E.includes(file) && !MOCKING.includes(file)), isolate: false },
-      },
+      // more CPU than the tests themselves. So a test file must leave no global state behind (timers, env, listeners).
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [E2E, ...MOCKING], isolate: false } },
       { extends: true, test: { name: 'unit-isolated', include: MOCKING } },
-      // The build starts with the run, when the run includes one of these files, and goes on while the unit tests run:
-      // these come after them (a later group), so that no worker sits waiting for it.
-      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: ['test/setup/build.ts'], sequence: { groupOrder: 1 } } },
+      // The build starts with the run (when the run includes one of these files) and goes on while the unit tests
+      // run; these come after them (a later group), so that no worker sits waiting for it.
+      { extends: true, test: { name: 'e2e', include: [E2E], globalSetup: ['test/setup/build.ts'], sequence: { groupOrder: 1 } } },
     ],
   },
 });

@@ -135,6 +135,7 @@ describe('mock', () => {
 
   it('prints a base URL and key that work, and stops cleanly on Ctrl-C', async () => {
     const child = spawn(process.execPath, [bin, '--json', 'mock'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    closers.push(() => child.kill('SIGKILL')); // if the test fails before its Ctrl-C
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk;
