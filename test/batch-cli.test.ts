@@ -1,67 +1,39 @@
 /**
- * `avatar-video batch`, built by the project's tsup config and run as a subprocess against the loopback mock:
- * a file with bad rows creates nothing (exit 2); a good one makes every video and report.csv (exit 0); failed
- * items give exit 1 and are in the report.
+ * `avatar-video batch`, run in this process (test/helpers/cli.ts) against the loopback mock: a file with bad rows
+ * creates nothing (exit 2); a good one makes every video and report.csv (exit 0); failed items give exit 1 and are
+ * in the report. Ctrl-C with a real SIGINT, and the rerun after it, are in test/e2e/cli.test.ts.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
+import { runCli } from './helpers/cli.js';
+import { useCleanup } from './helpers/fixture.js';
 import { speechLikeWav } from './helpers/media.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const buildDir = join(root, '.tmp', `batch-cli-test-${process.pid}`);
-const cli = join(buildDir, 'cli.js');
 
 let mock: MockServer;
 let work: string;
+const closers = useCleanup();
 
 beforeAll(async () => {
-  execFileSync('npx', ['tsup', '--out-dir', buildDir, '--no-dts', '--silent'], { cwd: root, stdio: 'pipe' });
   mock = await startMockServer({ processingMs: 200 });
-}, 60_000);
-afterAll(async () => {
-  await mock?.close();
-  await rm(buildDir, { recursive: true, force: true });
+  closers.push(mock.close);
 });
 beforeEach(async () => {
   work = await mkdtemp(join(tmpdir(), 'avatar-batch-cli-'));
+  closers.push(() => rm(work, { recursive: true, force: true }));
   await mkdir(join(work, 'media'));
   await copyFile(join(root, 'examples/media/speech.wav'), join(work, 'media/speech.wav'));
   await copyFile(join(root, 'examples/media/portrait.png'), join(work, 'media/portrait.png'));
-  return () => rm(work, { recursive: true, force: true });
 });
 
-/** Run the built CLI against the mock; with `interruptWhen`, send Ctrl-C (SIGINT) once it holds. */
-function run(args: string[], interruptWhen?: () => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env, AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL, NO_COLOR: '1' };
-  const child = spawn(process.execPath, [cli, ...args], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const deadline = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  const watch = setInterval(() => {
-    if (!interruptWhen?.()) return;
-    clearInterval(watch);
-    child.kill('SIGINT');
-  }, 10);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(deadline);
-      clearInterval(watch);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Run the CLI in `work` against the mock. */
+const run = (args: string[]) =>
+  runCli(args, { cwd: work, env: { AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL, NO_COLOR: '1' } });
 
 /** report.csv as rows of fields (no field in these tests holds a comma or a quote). */
 const readReport = async (dir: string) =>
@@ -171,26 +143,4 @@ it('--concurrency takes a number or auto', async () => {
   const result = await run(['batch', 'items.csv', '--out-dir', 'out', '--concurrency', 'lots']);
   expect(result.code).toBe(2);
   expect(result.stderr).toContain("expected 'auto' or a whole number");
-});
-
-it('Ctrl-C stops the batch (exit 130) and says to run it again; the rerun waits on the jobs made instead of paying again', async () => {
-  const rows = ['p', 'q'].map((key) => `${key},media/speech.wav,media/portrait.png,,`);
-  await writeFile(join(work, 'items.csv'), ['key,audio,image,video,model', ...rows].join('\n'));
-  // Jobs slow enough to be running when Ctrl-C lands.
-  const quick = mock;
-  mock = await startMockServer({ processingMs: 1_500 });
-  try {
-    const running = () => mock.state.listVideos().filter((v) => v.status === 'PROCESSING').length;
-    const stopped = await run(['batch', 'items.csv', '--out-dir', 'out', '--concurrency', '2'], () => running() === 2);
-    expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toContain('run the same command again to resume');
-    expect(mock.creates).toBe(2);
-    const again = await run(['batch', 'items.csv', '--out-dir', 'out', '--json']);
-    expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ completed: 2, failed: 0 });
-    expect(mock.creates).toBe(2);
-  } finally {
-    await mock.close();
-    mock = quick;
-  }
 });

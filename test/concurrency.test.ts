@@ -6,6 +6,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, expect, it } from 'vitest';
 import { AvatarVideo, VideoCancelledError, VideoFailedError } from '../src/index.js';
 import { startMockServer } from '../src/testing/index.js';
+import { useCleanup } from './helpers/fixture.js';
 
 const JOBS = 200;
 const POOL = 64; // the SDK Agent's connections per origin
@@ -14,10 +15,9 @@ let opened = 0;
 const onConnected = () => {
   opened += 1;
 };
-const closers: Array<() => Promise<unknown>> = [];
+const closers = useCleanup();
 afterEach(async () => {
   unsubscribe('undici:client:connected', onConnected);
-  await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 it(`one client waits on ${JOBS} jobs at once: each ends its own way, over the shared keep-alive pool`, async () => {

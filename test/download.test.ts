@@ -15,6 +15,7 @@ import {
 } from '../src/index.js';
 import { startMockServer } from '../src/testing/index.js';
 import { box, fakeMp4, ftyp } from './helpers/fake-mp4.js';
+import { useCleanup } from './helpers/fixture.js';
 import { type Handler, json, rawServer, video } from './helpers/raw-server.js';
 
 const KEY = 'sk-download-secret-123';
@@ -24,12 +25,11 @@ const MiB = 1 << 20;
 const OLD = 'the file that was here before';
 
 let dir: string;
-const closers: Array<() => Promise<unknown>> = [];
+const closers = useCleanup();
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-download-'));
 });
 afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
   await rm(dir, { recursive: true, force: true });
 });
 

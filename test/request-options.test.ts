@@ -1,12 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIConnectionTimeoutError, AvatarVideo, WaitTimeoutError } from '../src/index.js';
+import { useCleanup } from './helpers/fixture.js';
 import { readMockFixture, wav } from './helpers/media.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 async function serve(handler: Parameters<typeof rawServer>[0]) {
   const server = await rawServer(handler);

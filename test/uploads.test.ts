@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AvatarVideo, toFile } from '../src/index.js';
+import { useCleanup } from './helpers/fixture.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 /** A server that keeps each multipart body, so tests can compare what arrived byte for byte. */
 async function capture() {

@@ -1,15 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AvatarVideo, MediaValidationError, toFile, validateCreateParams } from '../src/index.js';
+import { useCleanup } from './helpers/fixture.js';
 import { mockFixture, readMockFixture, wav } from './helpers/media.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 const issuesOf = async (promise: Promise<unknown>) => {
   const error = await promise.catch((e) => e);

@@ -25,7 +25,7 @@ Exit codes: 0 success, 1 the API or the job failed, 2 usage or input error, 130 
 
 /** The `avatar-video` command tree. Commander throws instead of exiting, so the caller picks the exit code. */
 export function buildProgram(session: Session): Command {
-  const paint = painter(process.stderr);
+  const paint = painter(session.stderr);
   const program = new Command('avatar-video')
     .description('Make talking-avatar videos from an audio file and a portrait, with the avatar video API.')
     .version(VERSION)
@@ -34,7 +34,11 @@ export function buildProgram(session: Session): Command {
     .option('--allow-insecure-http', 'allow a plain http service address on another machine (the key crosses the network in clear)')
     .addHelpText('after', ENVIRONMENT)
     .configureHelp({ showGlobalOptions: true })
-    .configureOutput({ outputError: (message, write) => write(paint('red', message)) })
+    .configureOutput({
+      writeOut: (text) => session.stdout.write(text),
+      writeErr: (text) => session.stderr.write(text),
+      outputError: (message, write) => write(paint('red', message)),
+    })
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .hook('preAction', (_program, command) => session.configure(command.optsWithGlobals<GlobalOptions>()));

@@ -6,10 +6,20 @@ import { buildProgram } from './program.js';
 import { withRerun, withResume } from './resume.js';
 import { Session } from './session.js';
 
+/** Where a run writes and what interrupts it, for a caller that runs the CLI in its own process (the tests). */
+export interface RunIO {
+  /** @default process.stdout */
+  stdout?: NodeJS.WriteStream;
+  /** @default process.stderr */
+  stderr?: NodeJS.WriteStream;
+  /** Aborting it is Ctrl-C. @default the process's SIGINT (a handler installed for the run) */
+  signal?: AbortSignal;
+}
+
 /** Run the CLI on `argv` (as `process.argv`) and return the exit code; never throws. */
-export async function run(argv: string[]): Promise<ExitCode> {
-  const interrupt = onInterrupt();
-  const session = new Session(interrupt.signal, process.stdout, process.stderr);
+export async function run(argv: string[], io: RunIO = {}): Promise<ExitCode> {
+  const interrupt = io.signal ? { signal: io.signal, dispose: () => {} } : onInterrupt();
+  const session = new Session(interrupt.signal, io.stdout ?? process.stdout, io.stderr ?? process.stderr);
   try {
     await buildProgram(session).parseAsync(argv);
     return session.exitCode;

@@ -23,7 +23,6 @@ const YES = /^(1|true|yes|on)$/i;
  * results on stdout, everything else on stderr.
  */
 export class Session {
-  readonly signal: AbortSignal;
   json = false;
   baseUrl: string | undefined;
   allowInsecureHttp = false;
@@ -40,16 +39,15 @@ export class Session {
   force = false;
   /** Exit code of a command that ran to its end without full success (a batch with failed items). */
   exitCode: ExitCode = ExitCode.ok;
-  readonly #stdout: NodeJS.WriteStream;
-  readonly #stderr: NodeJS.WriteStream;
   readonly #paint: ReturnType<typeof painter>;
   #client: AvatarVideo | undefined;
   #progress: Progress | undefined;
 
-  constructor(signal: AbortSignal, stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream) {
-    this.signal = signal;
-    this.#stdout = stdout;
-    this.#stderr = stderr;
+  constructor(
+    readonly signal: AbortSignal,
+    readonly stdout: NodeJS.WriteStream,
+    readonly stderr: NodeJS.WriteStream,
+  ) {
     this.#paint = painter(stderr);
   }
 
@@ -105,14 +103,14 @@ export class Session {
 
   /** Progress bars or lines on stderr, made on first use. */
   get progress(): Progress {
-    this.#progress ??= createProgress(this.#stderr);
+    this.#progress ??= createProgress(this.stderr);
     return this.#progress;
   }
 
   /** The command's result on stdout: `value` as JSON with --json, otherwise `lines` for a person. */
   result(value: unknown, lines: string[]): void {
     this.#progress?.stop();
-    this.#stdout.write(this.json ? `${JSON.stringify(value, null, 2)}\n` : lines.map((line) => `${line}\n`).join(''));
+    this.stdout.write(this.json ? `${JSON.stringify(value, null, 2)}\n` : lines.map((line) => `${line}\n`).join(''));
   }
 
   /** A line for a person on stderr; kept out of stdout so that `--json` output stays parseable. */
@@ -128,8 +126,8 @@ export class Session {
     this.#progress?.stop();
     const [first = '', ...rest] = failure.lines;
     const label = this.#paint('red', 'error:');
-    this.#stderr.write([`${label} ${first}`, ...rest.map((line) => `  ${line}`)].map((line) => `${line}\n`).join(''));
-    if (this.json) this.#stdout.write(`${JSON.stringify(failure.json, null, 2)}\n`);
+    this.stderr.write([`${label} ${first}`, ...rest.map((line) => `  ${line}`)].map((line) => `${line}\n`).join(''));
+    if (this.json) this.stdout.write(`${JSON.stringify(failure.json, null, 2)}\n`);
   }
 
   async close(): Promise<void> {
@@ -139,7 +137,7 @@ export class Session {
 
   #say(line: string): void {
     if (this.#progress) this.#progress.log(line);
-    else this.#stderr.write(`${line}\n`);
+    else this.stderr.write(`${line}\n`);
   }
 
   /** SDK log lines go through the progress display, so they do not tear a bar apart. */

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AvatarVideo, InvalidArgumentError, RateLimitError } from '../../src/index.js';
 import { BETA, initialConcurrency, nextConcurrency } from '../../src/internal/adaptive-concurrency.js';
 import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
 // How the client's job limit hears of refused creates: once per 429, dated by when its attempt was sent.
@@ -12,10 +13,9 @@ const params = { audio_reference: new Uint8Array([1, 2, 3]), image_reference: pn
 const BOUNDS = { min: 1, max: 64 };
 const refusal = { error: { code: 'rate_limit_exceeded', message: 'too many jobs' } };
 
-const closers: Array<() => Promise<unknown>> = [];
+const closers = useCleanup();
 afterEach(async () => {
   vi.restoreAllMocks();
-  await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 /** A client on a raw server, and every call the client's limiter gets to `throttled` (with the limiter's clock then). */

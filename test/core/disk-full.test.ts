@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { AvatarVideo, AvatarVideoError } from '../../src/index.js';
 import { fakeMp4 } from '../helpers/fake-mp4.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
 /** Writes fail with ENOSPC while this is set, as on a full disk. */
@@ -20,13 +21,12 @@ vi.mock('node:fs', async (importOriginal) => {
 
 const BODY = fakeMp4(1 << 20);
 let dir: string;
-const closers: Array<() => Promise<unknown>> = [];
+const closers = useCleanup();
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-disk-'));
 });
 afterEach(async () => {
   disk.full = false;
-  await Promise.all(closers.splice(0).map((close) => close()));
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,14 +1,12 @@
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIError, AuthenticationError, AvatarVideo, BadRequestError, NotFoundError, UnprocessableEntityError } from '../../src/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer } from '../helpers/raw-server.js';
 
 // The '/' lets a server spell the key as `\/` inside JSON, which a scrub of the raw text cannot see.
 const KEY = 'sk-error/bodies-key-77';
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 /** A loopback server answering every request with `status` and `body` (an object as JSON, a string as is). */
 async function answering(status: number, body: unknown) {

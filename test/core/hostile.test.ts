@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   APIConnectionTimeoutError,
   AvatarVideo,
@@ -9,13 +9,11 @@ import {
   ResponseTooLargeError,
   ResponseValidationError,
 } from '../../src/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
 const KEY = 'sk-hostile-secret-4242';
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 async function serve(handler: Parameters<typeof rawServer>[0]) {
   const server = await rawServer(handler);

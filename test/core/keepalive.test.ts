@@ -1,11 +1,9 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { AvatarVideo } from '../../src/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 it('reuses keep-alive connections for sequential JSON requests (10 requests, at most 2 sockets)', async () => {
   const api = await rawServer((_req, res) => json(res, 200, video('vid_1')));

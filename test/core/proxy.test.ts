@@ -4,16 +4,14 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProxyAgent } from 'undici';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { AvatarVideo } from '../../src/index.js';
 import { startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, wav } from '../helpers/media.js';
 import { rawServer } from '../helpers/raw-server.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 /** A CONNECT-only proxy on loopback that records each tunnel's target. */
 async function connectProxy() {

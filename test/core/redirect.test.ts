@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIUserAbortError, AvatarVideo, AvatarVideoError, ConflictError, NotFoundError } from '../../src/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer } from '../helpers/raw-server.js';
 
 const KEY = 'sk-redirect-secret-999';
 const MP4 = Buffer.from('....ftypisom fake mp4 payload for redirect tests');
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 async function twoOrigins(status: number, { sameOriginHop = false } = {}) {
   const cdn = await rawServer((req, res) => {

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -12,13 +12,11 @@ import {
   RateLimitError,
   ResponseValidationError,
 } from '../../src/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
 const KEY = 'sk-secret-transport-key-123';
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 async function setup(handler: Parameters<typeof rawServer>[0], options: ConstructorParameters<typeof AvatarVideo>[0] = {}) {
   const server = await rawServer(handler);

@@ -1,5 +1,6 @@
 /**
- * What a user's first type errors must be. Compiled by test/types.test.ts (and by `npm run typecheck`):
+ * What a user's first type errors must be. Compiled by test/e2e/types.test.ts against the built package (and by
+ * `npm run typecheck` against the sources):
  * each `@ts-expect-error` line must be an error, or tsc reports the directive as unused and the suite fails.
  * Nothing here runs.
  */

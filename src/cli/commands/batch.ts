@@ -71,7 +71,7 @@ function concurrencyFlag(value: string): number | 'auto' {
 function progressReporter(session: Session): (progress: BatchProgress) => void {
   let finished = -1;
   return ({ done, failed, running, total, etaSeconds }) => {
-    if (!process.stderr.isTTY && done + failed === finished) return;
+    if (!session.stderr.isTTY && done + failed === finished) return;
     finished = done + failed;
     const eta = etaSeconds === undefined ? '' : `, ETA ${formatEta(etaSeconds)}`;
     session.progress.update('overall', done + failed, total, `${done} done, ${failed} failed, ${running} running${eta}`);

@@ -1,36 +1,27 @@
 /**
  * The built package as a CommonJS user meets it: `require('avatar-video')` by name, through package.json's
  * `exports`, from a folder outside the sources, and the published `.d.cts`/`.d.ts` that TypeScript reads.
- * CI runs `npm test` before `npm run build`, so this builds its own copy (tsup, then the CommonJS step of
- * `npm run build`) into a private folder.
+ * The build is this run's (test/setup/build.ts: tsup, then the CommonJS step of `npm run build`).
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeCommonJSEntry } from '../scripts/commonjs-entry.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { builtPackage } from '../helpers/built.js';
+import { useCleanup } from '../helpers/fixture.js';
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL('..', import.meta.url));
-// Inside the repository (so the package's dependencies resolve from its node_modules), never dist/ itself.
-const work = join(root, '.tmp', `commonjs-test-${process.pid}`);
-const pkg = join(work, 'node_modules', 'avatar-video');
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const { consumer, dir: pkg } = await builtPackage();
+let work: string;
+const closers = useCleanup();
 
 beforeAll(async () => {
-  await mkdir(pkg, { recursive: true });
-  // A package of its own: without it, node would resolve 'avatar-video' to this repository (self-reference).
-  await writeFile(join(work, 'package.json'), JSON.stringify({ name: 'commonjs-consumer', private: true }));
-  await copyFile(join(root, 'package.json'), join(pkg, 'package.json'));
-  await run(process.execPath, [join(root, 'node_modules/tsup/dist/cli-default.js'), '--out-dir', join(pkg, 'dist'), '--silent'], {
-    cwd: root,
-  });
-  await makeCommonJSEntry(join(pkg, 'dist'));
-}, 120_000);
-
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
+  // A folder of this file's own inside the consumer, which finds the package in the consumer's node_modules.
+  work = await mkdtemp(join(consumer, 'commonjs-'));
+  closers.push(() => rm(work, { recursive: true, force: true }));
 });
 
 /** Run a CommonJS script in the consumer folder and parse the JSON it prints. */
