@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { APIUserAbortError, RateLimitError } from '../../errors.js';
 import { rateLimitBackoff } from '../../internal/adaptive-concurrency.js';
 import type { ConcurrencyLimiter, Permit } from '../../internal/concurrency-limiter.js';
-import { retryDelay, shouldRetry } from '../../internal/retry.js';
+import { isRetryable, retryDelay } from '../../internal/retry.js';
 import { sleep } from '../../internal/sleep.js';
-import { describeFailure } from '../../internal/transport.js';
 import type { Video } from '../../schemas.js';
 import { VideoCancelledError, VideoFailedError } from '../errors.js';
 import { jobOutcome } from '../job-permit.js';
@@ -106,7 +105,7 @@ async function createJob(item: CheckedItem, ctx: ItemContext): Promise<string> {
 
 /** The server refused before starting a job, so creating again cannot pay twice. */
 function isRefusal(error: unknown): boolean {
-  return shouldRetry('create', describeFailure(error));
+  return isRetryable('create', error);
 }
 
 function abortError(error: unknown, signal: AbortSignal): APIUserAbortError {
