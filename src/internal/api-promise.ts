@@ -22,6 +22,9 @@ export interface Answer<T> {
   headers: RawHeaders;
 }
 
+/** The executor of the base Promise, which is never read: `then` below reads the answer instead. */
+const settledEmpty = (resolve: (value: never) => void) => resolve(undefined as never);
+
 /**
  * What every API method returns: a Promise of its result, plus `withResponse()` for the request id, status and
  * headers. Both read the one request the call made; the headers are only redacted when asked for.
@@ -33,8 +36,7 @@ export class APIPromise<T> extends Promise<T> {
 
   /** @internal Built by the transport, which owns the key the headers are redacted of. */
   constructor(answer: Promise<Answer<T>>, redact: (headers: RawHeaders) => Record<string, string>) {
-    // The base Promise is never settled with the result: `then` below reads the answer instead.
-    super((resolve) => resolve(undefined as T));
+    super(settledEmpty);
     this.#answer = answer;
     this.#redact = redact;
   }

@@ -58,7 +58,15 @@ function get(url: URL, headers: Record<string, string>, options: FollowOptions):
   return send(
     options.dispatcher,
     // A fresh copy per hop: a dispatcher may add to it (ProxyAgent sets `host`, which must not follow us to the next origin).
-    { url, method: 'GET', headers: { ...headers }, timeout: options.timeout, signal: options.signal, stream: true },
+    {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'GET',
+      headers: { ...headers },
+      timeout: options.timeout,
+      signal: options.signal,
+      stream: true,
+    },
     options.secret,
   );
 }

@@ -13,7 +13,10 @@ import { markUnsent } from './retry.js';
 
 /** One HTTP exchange, before retries. */
 export interface Attempt {
-  url: URL;
+  /** `https://host:port`. */
+  origin: string;
+  /** Path and query, from the root: `/v1/videos/vid_1`. */
+  path: string;
   method: 'GET' | 'POST' | 'HEAD';
   headers: Record<string, string>;
   body?: Readable | string | undefined;
@@ -24,11 +27,19 @@ export interface Attempt {
   stream?: boolean;
 }
 
-export interface RawResponse {
-  status: number;
-  headers: RawHeaders;
-  body: Dispatcher.ResponseData['body'];
-  url: URL;
+/** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
+export interface SentResponse {
+  readonly status: number;
+  readonly headers: RawHeaders;
+  readonly body: Dispatcher.ResponseData['body'];
+  /** Where the answer came from. */
+  readonly url: URL;
+  /** Release the deadline and the signal link; call once the body is consumed or abandoned. */
+  done(): void;
+  /** The SDK error for a failure while reading the body (a stall, an abort, a dropped connection). */
+  fail(error: unknown): Error;
+  /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
+  release(): void;
 }
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -37,28 +48,35 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 class TimeoutReason extends Error {}
 
 /**
- * One request in flight: its abort switch, its timer and its link to the caller's signal. undici takes an
- * EventEmitter as `signal` (documented); an AbortController here cost about 12 µs per loopback request in
- * listener bookkeeping, a fifth of the request (bench/poll.ts).
+ * One request in flight, then its answer: the abort switch undici takes as `signal`, the deadline, the link to
+ * the caller's signal. An EventEmitter as the switch (undici documents it): an AbortController here cost about
+ * 12 µs per loopback request in listener bookkeeping (bench/poll.ts).
  */
-class Exchange extends EventEmitter {
+class Exchange extends EventEmitter implements SentResponse {
   aborted = false;
   reason: unknown;
   timedOut = false;
-  readonly signal: AbortSignal | undefined;
+  status = 0;
+  headers: RawHeaders = {};
+  body!: Dispatcher.ResponseData['body'];
+  readonly deadline: number;
+  readonly #attempt: Attempt;
   readonly #secret: string;
-  readonly #timer: NodeJS.Timeout;
-  readonly #onAbort = () => this.abort(this.signal?.reason);
+  #url: URL | undefined;
+  readonly #onAbort = () => this.abort(this.#attempt.signal?.reason);
 
-  constructor(signal: AbortSignal | undefined, timeout: number, secret: string) {
+  constructor(attempt: Attempt, secret: string) {
     super();
-    this.signal = signal;
+    this.#attempt = attempt;
     this.#secret = secret;
-    signal?.addEventListener('abort', this.#onAbort, { once: true });
-    this.#timer = setTimeout(() => {
-      this.timedOut = true;
-      this.abort(new TimeoutReason(`timed out after ${timeout} ms`));
-    }, timeout);
+    attempt.signal?.addEventListener('abort', this.#onAbort, { once: true });
+    this.deadline = performance.now() + attempt.timeout;
+    watch(this);
+  }
+
+  get url(): URL {
+    this.#url ??= new URL(this.#attempt.path, this.#attempt.origin);
+    return this.#url;
   }
 
   abort(reason: unknown): void {
@@ -68,19 +86,61 @@ class Exchange extends EventEmitter {
     this.emit('abort');
   }
 
-  /** Stop the whole-exchange timer (a streamed body is bounded by undici's idle timeout instead). */
-  stopTimer(): void {
-    clearTimeout(this.#timer);
+  /** The deadline passed. */
+  expire(): void {
+    this.timedOut = true;
+    this.abort(new TimeoutReason(`timed out after ${this.#attempt.timeout} ms`));
   }
 
   done(): void {
-    clearTimeout(this.#timer);
-    this.signal?.removeEventListener('abort', this.#onAbort);
+    inFlight.delete(this);
+    this.#attempt.signal?.removeEventListener('abort', this.#onAbort);
   }
 
   fail(error: unknown): Error {
-    return toConnectionError(error, this.signal, this.timedOut, this.#secret);
+    return toConnectionError(error, this.#attempt.signal, this.timedOut, this.#secret);
   }
+
+  release(): void {
+    // undici reports the destroy as an 'error' event; nobody else listens any more.
+    this.body.on('error', () => {});
+    this.body.destroy();
+    this.done();
+  }
+}
+
+/**
+ * The deadlines of the exchanges in flight, kept by one unref'd timer set for the earliest. A Node timer per
+ * request, created and cleared each time, cost about a twentieth of a poll's CPU (bench/poll.ts). An exchange
+ * that ends only leaves the set; the timer, when it fires, expires what is due and sets itself for the next.
+ */
+const inFlight = new Set<Exchange>();
+let timer: NodeJS.Timeout | undefined;
+let timerAt = Number.POSITIVE_INFINITY;
+
+function watch(exchange: Exchange): void {
+  inFlight.add(exchange);
+  if (exchange.deadline < timerAt) setTimer(exchange.deadline);
+}
+
+function setTimer(at: number): void {
+  clearTimeout(timer);
+  timerAt = at;
+  timer = setTimeout(expireDue, Math.max(0, at - performance.now())).unref();
+}
+
+function expireDue(): void {
+  const now = performance.now();
+  let next = Number.POSITIVE_INFINITY;
+  for (const exchange of inFlight) {
+    if (exchange.deadline > now) next = Math.min(next, exchange.deadline);
+    else {
+      inFlight.delete(exchange);
+      exchange.expire();
+    }
+  }
+  timerAt = Number.POSITIVE_INFINITY;
+  if (next !== Number.POSITIVE_INFINITY) setTimer(next);
 }
 
 /** The error code of a failure or of its causes (undici wraps socket errors). */
@@ -108,55 +168,17 @@ function toConnectionError(error: unknown, signal: AbortSignal | undefined, time
   return result;
 }
 
-/** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
-export class SentResponse implements RawResponse {
-  readonly status: number;
-  readonly headers: RawHeaders;
-  readonly body: Dispatcher.ResponseData['body'];
-  readonly url: URL;
-  readonly #exchange: Exchange;
-
-  constructor(response: Dispatcher.ResponseData, url: URL, exchange: Exchange) {
-    this.status = response.statusCode;
-    this.headers = response.headers;
-    this.body = response.body;
-    this.url = url;
-    this.#exchange = exchange;
-  }
-
-  /** Release the timer and the signal link; call once the body is consumed or abandoned. */
-  done(): void {
-    this.#exchange.done();
-  }
-
-  /** The SDK error for a failure while reading the body (a stall, an abort, a dropped connection). */
-  fail(error: unknown): Error {
-    return this.#exchange.fail(error);
-  }
-
-  /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
-  release(): void {
-    // undici reports the destroy as an 'error' event; nobody else listens any more.
-    this.body.on('error', () => {});
-    this.body.destroy();
-    this.done();
-  }
-}
-
 /**
  * Send one request. Unless `stream` is set, the timeout covers the whole exchange including the body, so a body
  * that stalls after the headers still times out; the caller reads the body before calling `done()`.
  */
 export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
-  const exchange = new Exchange(attempt.signal, attempt.timeout, secret);
-  if (attempt.signal?.aborted) {
-    exchange.done();
-    throw new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason });
-  }
+  if (attempt.signal?.aborted) throw new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason });
+  const exchange = new Exchange(attempt, secret);
   try {
     const response = await dispatcher.request({
-      origin: attempt.url.origin,
-      path: attempt.url.pathname + attempt.url.search,
+      origin: attempt.origin,
+      path: attempt.path,
       method: attempt.method,
       headers: attempt.headers,
       body: attempt.body ?? null,
@@ -166,8 +188,11 @@ export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: str
     });
     // A streamed body may legitimately take longer than `timeout` in total; undici's bodyTimeout
     // still catches a stall, and the caller's signal stays linked until done().
-    if (attempt.stream) exchange.stopTimer();
-    return new SentResponse(response, attempt.url, exchange);
+    if (attempt.stream) inFlight.delete(exchange);
+    exchange.status = response.statusCode;
+    exchange.headers = response.headers;
+    exchange.body = response.body;
+    return exchange;
   } catch (error) {
     exchange.done();
     throw exchange.fail(error);

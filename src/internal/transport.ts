@@ -82,6 +82,8 @@ export class Transport implements HTTPPort {
   readonly maxRetryDelay: number;
   readonly logger: Logger;
   readonly #apiKey: string;
+  /** The base URL's path, ending with '/': API paths (`v1/...`, already encoded) are appended to it. */
+  readonly #basePath: string;
   /** Headers of every API request, built once (each request copies them). */
   readonly #headers: Readonly<Record<string, string>>;
   readonly #dispatcher: Dispatcher;
@@ -97,7 +99,9 @@ export class Transport implements HTTPPort {
 
   constructor(options: TransportOptions) {
     this.baseURL = options.baseURL;
-    this.origin = new URL(options.baseURL).origin;
+    const base = new URL(options.baseURL);
+    this.origin = base.origin;
+    this.#basePath = base.pathname;
     this.timeout = options.timeout;
     this.maxRetries = options.maxRetries;
     this.maxRetryDelay = options.maxRetryDelay;
@@ -111,14 +115,8 @@ export class Transport implements HTTPPort {
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   }
 
-  url(path: string, query?: APIRequest['query']): URL {
-    // The base ends with '/', so appending equals resolving, at half the parsing cost.
-    const url = new URL(this.baseURL + (path.startsWith('/') ? path.slice(1) : path));
-    if (query === undefined) return url;
-    for (const [key, value] of Object.entries(query)) {
-      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
-    }
-    return url;
+  url(path: string): URL {
+    return new URL(this.#basePath + path, this.origin);
   }
 
   /** Release pooled connections (of the transport's own pool; a dispatcher passed in belongs to the caller). */
@@ -131,10 +129,8 @@ export class Transport implements HTTPPort {
     return new APIPromise(answer, this.#redact);
   }
 
-  async request<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions = {}): Promise<Answer<z.infer<T>>> {
-    const answer = await this.withRetries(request.kind, options, (attempt) => this.#attempt(request, schema, options, attempt));
-    if (request.kind === 'create') this.#feedback?.admitted();
-    return answer;
+  request<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions = {}): Promise<Answer<z.infer<T>>> {
+    return this.withRetries(request.kind, options, (attempt) => this.#attempt(request, schema, options, attempt));
   }
 
   withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
@@ -175,32 +171,46 @@ export class Transport implements HTTPPort {
 
   async #attempt<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions, attempt: number) {
     const body = request.body ? await request.body() : undefined;
-    const url = this.url(request.path, request.query);
+    // Strings, not a URL: parsing one per request cost more than the rest of this method.
+    const path = this.#basePath + request.path + queryString(request.query);
     const started = this.#debug ? performance.now() : 0;
-    if (this.#debug) this.logger.debug(`${request.method} ${url.pathname}${url.search} (attempt ${attempt})`);
+    if (this.#debug) this.logger.debug(`${request.method} ${path} (attempt ${attempt})`);
     const extra = body ? { ...options.headers, ...body.headers } : options.headers;
     // A fresh object per request: a dispatcher may add to it (ProxyAgent sets `host`).
     const headers = extra ? { ...this.#headers, ...safeHeaders(extra) } : { ...this.#headers };
     const timeout = options.timeout ?? this.timeout;
     const response = await send(
       this.#dispatcher,
-      { url, method: request.method, headers, body: body?.stream, timeout, signal: options.signal },
+      { origin: this.origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal },
       this.#apiKey,
     );
     if (response.status >= 300) await throwForStatus(response, this.#apiKey);
     const { text, truncated } = await readText(response, MAX_JSON_BYTES);
     if (this.#debug) {
       const id = requestId(response.headers);
-      this.logger.debug(`${response.status} ${url.pathname} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
+      this.logger.debug(`${response.status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
     }
     if (truncated) {
-      throw new ResponseTooLargeError(`The answer from ${url.pathname} is larger than ${MAX_JSON_BYTES} bytes; it was not read.`, {
+      throw new ResponseTooLargeError(`The answer from ${response.url.pathname} is larger than ${MAX_JSON_BYTES} bytes; it was not read.`, {
         limit: MAX_JSON_BYTES,
         requestId: requestId(response.headers),
       });
     }
-    return { data: parseBody(schema, text, response, this.#apiKey), status: response.status, headers: response.headers };
+    const data = parseBody(schema, text, response, this.#apiKey);
+    if (request.kind === 'create') this.#feedback?.admitted();
+    return { data, status: response.status, headers: response.headers };
   }
+}
+
+/** `?a=1&b=2` of the defined values, or ''. */
+function queryString(query: APIRequest['query']): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
 }
 
 function parseBody<T extends z.ZodType>(schema: T, raw: string, response: SentResponse, secret: string): z.infer<T> {
