@@ -43,11 +43,7 @@ export interface CreateFeedback {
 }
 
 /** Per-call settings of a streamed GET. */
-export interface StreamOptions {
-  headers?: Record<string, string>;
-  timeout?: number | undefined;
-  signal?: AbortSignal | undefined;
-}
+export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
 
 /**
  * @internal What lib's helpers (wait, download, content, generate) use of the HTTP side: requests under the retry
@@ -75,13 +71,12 @@ export interface HTTPPort {
  * The key lives in a private field: nothing here returns it.
  */
 export class Transport implements HTTPPort {
-  readonly baseURL: string;
-  readonly origin: string;
   readonly timeout: number;
-  readonly maxRetries: number;
   readonly maxRetryDelay: number;
   readonly logger: Logger;
+  readonly #maxRetries: number;
   readonly #apiKey: string;
+  readonly #origin: string;
   /** The base URL's path, ending with '/': API paths (`v1/...`, already encoded) are appended to it. */
   readonly #basePath: string;
   /** Headers of every API request, built once (each request copies them). */
@@ -98,12 +93,11 @@ export class Transport implements HTTPPort {
   };
 
   constructor(options: TransportOptions) {
-    this.baseURL = options.baseURL;
     const base = new URL(options.baseURL);
-    this.origin = base.origin;
+    this.#origin = base.origin;
     this.#basePath = base.pathname;
     this.timeout = options.timeout;
-    this.maxRetries = options.maxRetries;
+    this.#maxRetries = options.maxRetries;
     this.maxRetryDelay = options.maxRetryDelay;
     this.logger = options.logger;
     this.#debug = options.debug;
@@ -116,7 +110,7 @@ export class Transport implements HTTPPort {
   }
 
   url(path: string): URL {
-    return new URL(this.#basePath + path, this.origin);
+    return new URL(this.#basePath + path, this.#origin);
   }
 
   /** Release pooled connections (of the transport's own pool; a dispatcher passed in belongs to the caller). */
@@ -124,8 +118,17 @@ export class Transport implements HTTPPort {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
-  /** The public promise of an answer: awaited, its data; `withResponse()`, its request id and redacted headers. */
-  promise<T>(answer: Promise<Answer<T>>): APIPromise<T> {
+  /**
+   * The public promise of a call's answer: awaited, its data; `withResponse()`, its request id and redacted headers.
+   * A call that throws at once (a bad id) rejects instead, as an async method would.
+   */
+  promise<T>(call: () => Promise<Answer<T>>): APIPromise<T> {
+    let answer: Promise<Answer<T>>;
+    try {
+      answer = call();
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
     return new APIPromise(answer, this.#redact);
   }
 
@@ -135,7 +138,7 @@ export class Transport implements HTTPPort {
 
   withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
     const settings = {
-      maxRetries: options.maxRetries ?? this.maxRetries,
+      maxRetries: options.maxRetries ?? this.#maxRetries,
       maxRetryDelay: options.maxRetryDelay ?? this.maxRetryDelay,
       signal: options.signal,
       onFailure: kind === 'create' ? this.#createFailed : undefined,
@@ -163,7 +166,7 @@ export class Transport implements HTTPPort {
 
   #follow(url: URL, options: StreamOptions) {
     // Off the API's origin (a resume straight at the file host) the key stays home, as on a redirect.
-    const base = url.origin === this.origin ? this.#headers : safeHeaders(this.#headers);
+    const base = url.origin === this.#origin ? this.#headers : safeHeaders(this.#headers);
     const headers = options.headers ? { ...base, ...safeHeaders(options.headers) } : base;
     const timeout = options.timeout ?? this.timeout;
     return { dispatcher: this.#dispatcher, headers, timeout, signal: options.signal, secret: this.#apiKey };
@@ -181,7 +184,7 @@ export class Transport implements HTTPPort {
     const timeout = options.timeout ?? this.timeout;
     const response = await send(
       this.#dispatcher,
-      { origin: this.origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal },
+      { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal },
       this.#apiKey,
     );
     if (response.status >= 300) await throwForStatus(response, this.#apiKey);

@@ -235,7 +235,7 @@ function interrupted(wait: Wait, error: unknown): never {
   throw error;
 }
 
-/** GET one video, with the response it came in (its headers may hint when to poll next). */
-export async function retrieveVideo(http: HTTPPort, id: string, options?: RequestOptions): Promise<Answer<Video>> {
+/** GET one video, with the response it came in (its headers may hint when to poll next). Throws at once for a bad id. */
+export function retrieveVideo(http: HTTPPort, id: string, options?: RequestOptions): Promise<Answer<Video>> {
   return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
 }

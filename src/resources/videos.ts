@@ -57,7 +57,7 @@ export class Videos {
    * fails in milliseconds with every problem listed, before any upload. Not retried once it may have reached the server: a duplicate job would be billed twice.
    */
   create(params: VideoCreateParams, options: CreateOptions = {}): APIPromise<Video> {
-    return this.#transport.promise(this.#create(params, options));
+    return this.#transport.promise(() => this.#create(params, options));
   }
 
   async #create(params: VideoCreateParams, options: CreateOptions): Promise<Answer<Video>> {
@@ -73,7 +73,7 @@ export class Videos {
 
   /** Read a job's current state. */
   retrieve(id: string, options?: RequestOptions): APIPromise<Video> {
-    return this.#transport.promise(retrieveVideo(this.#transport, id, options));
+    return this.#transport.promise(() => retrieveVideo(this.#transport, id, options));
   }
 
   /**
@@ -93,7 +93,7 @@ export class Videos {
       const answer = await page(params);
       return { ...answer, data: new VideoPage(normaliseList(answer.data), params, next) };
     };
-    return new VideoPagePromise(this.#transport.promise(first()));
+    return new VideoPagePromise(this.#transport.promise(first));
   }
 
   /**
@@ -102,7 +102,7 @@ export class Videos {
    * bytes are NOT verified: they are whatever the file host sends, as it sends them.
    */
   content(id: string, options: RequestOptions = {}): APIPromise<VideoContent> {
-    return this.#transport.promise(openContent(this.#transport, id, options));
+    return this.#transport.promise(() => openContent(this.#transport, id, options));
   }
 
   /**
@@ -113,7 +113,7 @@ export class Videos {
   contentURL(id: string, options: ContentURLOptions = {}): APIPromise<string> {
     const transport = this.#transport;
     const resolve = () => transport.resolveRedirect(contentAddress(transport, id), contentRequest(options));
-    return transport.promise(transport.withRetries('read', options, resolve));
+    return transport.promise(() => transport.withRetries('read', options, resolve));
   }
 
   /**
