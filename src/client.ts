@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
 import { AvatarVideoError } from './errors.js';
 import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
-import { Transport } from './internal/http-client.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isLoopbackHost } from './internal/loopback.js';
 import type { RequestOptions } from './internal/request-options.js';
+import { Transport } from './internal/transport.js';
 import { limiterOutcome } from './lib/make-job.js';
 import { Videos } from './resources/videos.js';
 import { VERSION } from './version.js';
@@ -129,8 +129,11 @@ export class AvatarVideo {
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       maxRetryDelay: this.maxRetryDelay,
-      // Each refused create teaches the client's job limit once, whether the transport retries it or not.
-      onCreateThrottled: (retryAfter, attemptAgeMs) => this.#limiter.throttled(retryAfter, this.#limiter.now() - attemptAgeMs),
+      // The client's job limit learns from every create answered: each refusal once (retried or not), each acceptance.
+      createFeedback: {
+        throttled: (retryAfter, attemptAgeMs) => this.#limiter.throttled(retryAfter, this.#limiter.now() - attemptAgeMs),
+        admitted: () => this.#limiter.admitted(),
+      },
     });
     this.videos = new Videos(this.#transport, this.limits, this.#limiter);
   }

@@ -4,6 +4,7 @@ export { AvatarVideo };
 export default AvatarVideo;
 export type { ClientOptions, JobConcurrency, MediaLimits, RequestOptions } from './client.js';
 export * from './errors.js';
+export type { APIPromise, APIResponse } from './internal/api-promise.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export type {
   BatchItem,
@@ -13,6 +14,7 @@ export type {
   BatchSummary,
   GenerateBatchOptions,
 } from './lib/batch/types.js';
+export type { VideoContent } from './lib/content.js';
 export type { DownloadOptions, DownloadProgress, DownloadResult } from './lib/download.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';
 export type { GenerateLongOptions, GenerateLongResult, LongProgress } from './lib/long/generate-long.js';
@@ -24,7 +26,7 @@ export type { MediaFormat, MediaInfo } from './lib/media/types.js';
 export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
 export type { WaitOptions, WaitProgress } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
-export type { CreateOptions, VideoContent, Videos } from './resources/videos.js';
+export type { ContentURLOptions, CreateOptions, Videos } from './resources/videos.js';
 export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoError, type VideoModel, type VideoStatus } from './schemas.js';
 export { NamedUpload, toFile, type Uploadable } from './uploads.js';
 export { VERSION } from './version.js';

@@ -1,4 +1,5 @@
 import { AvatarVideoError, InvalidArgumentError } from './errors.js';
+import type { APIPromise, APIResponse } from './internal/api-promise.js';
 import type { Video, VideoListEnvelope } from './schemas.js';
 
 /** The service's page size when `limit` is not sent. */
@@ -110,11 +111,19 @@ export class VideoPage implements AsyncIterable<Video> {
   }
 }
 
-/** What `videos.list()` returns: await it for the first page, or `for await` it for every video. */
+/**
+ * What `videos.list()` returns: await it for the first page, `for await` it for every video, or call
+ * `withResponse()` for the first page with its request id, status and headers.
+ */
 export class VideoPagePromise implements PromiseLike<VideoPage>, AsyncIterable<Video> {
-  readonly #page: Promise<VideoPage>;
-  constructor(page: Promise<VideoPage>) {
+  readonly #page: APIPromise<VideoPage>;
+  /** @internal */
+  constructor(page: APIPromise<VideoPage>) {
     this.#page = page;
+  }
+  /** The first page with the response it came in. */
+  withResponse(): Promise<APIResponse<VideoPage>> {
+    return this.#page.withResponse();
   }
   // biome-ignore lint/suspicious/noThenProperty: deliberately awaitable, like a Promise of the first page.
   then<A = VideoPage, B = never>(

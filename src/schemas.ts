@@ -97,8 +97,11 @@ const VideoObjectSchema = z.looseObject({
  */
 function idFromVideoId(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  const { id, ...rest } = body as Record<string, unknown>;
-  return id == null && typeof rest.video_id === 'string' ? { id: rest.video_id, ...rest } : body;
+  // Copied only when needed: this runs on every video of every answer.
+  const { id, video_id } = body as Record<string, unknown>;
+  if (id != null || typeof video_id !== 'string') return body;
+  const { id: _absent, ...rest } = body as Record<string, unknown>;
+  return { id: video_id, ...rest };
 }
 
 export const VideoSchema: z.ZodType<Video> = z.preprocess(idFromVideoId, VideoObjectSchema);

@@ -13,9 +13,8 @@ import {
   VideoFailedError,
   WaitTimeoutError,
 } from '../src/index.js';
-import { Transport } from '../src/internal/http-client.js';
 import { hintedDelay, pollHint } from '../src/lib/poll-hint.js';
-import { type WaitClock, type WaitOptions, waitForVideo } from '../src/lib/wait.js';
+import { WAIT_CLOCK, type WaitClock, type WaitOptions } from '../src/lib/wait.js';
 import { type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 
@@ -24,33 +23,13 @@ const IMAGE = new URL('./fixtures/mock/landscape.jpg', import.meta.url);
 const AUDIO = new URL('./fixtures/mock/tone-2s.mp3', import.meta.url);
 
 const closers: Array<() => Promise<unknown>> = [];
-/** The transport each test client's virtual-clock waits go through (the client keeps its own private). */
-const transports = new WeakMap<AvatarVideo, Transport>();
-
-function withTransport(client: AvatarVideo, apiKey: string): AvatarVideo {
-  const logger = { debug() {}, info() {}, warn() {}, error() {} };
-  const transport = new Transport({
-    apiKey,
-    baseURL: client.baseURL,
-    headers: undefined,
-    dispatcher: undefined,
-    logger,
-    debug: false,
-    timeout: client.timeout,
-    maxRetries: client.maxRetries,
-    maxRetryDelay: client.maxRetryDelay,
-  });
-  transports.set(client, transport);
-  closers.push(() => transport.close());
-  return client;
-}
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 async function mock(options: MockServerOptions = {}) {
   const server = await startMockServer({ clock: 'manual', ...options });
-  const client = withTransport(new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' }), server.apiKey);
+  const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' });
   closers.push(() => client.close(), server.close);
   const job = () => server.state.createVideo({ model: 'service-avatar-x', generation_mode: 'image_to_video', aspect_ratio: '16:9' });
   const polls = (id: string) => server.requests.filter((r) => r.path === `/v1/videos/${id}`).length;
@@ -66,7 +45,7 @@ async function scripted(answer: (n: number) => { body: object; headers?: Record<
     if (reply === 'hang') return;
     json(res, 200, reply.body, reply.headers);
   });
-  const client = withTransport(new AvatarVideo({ apiKey: 'sk-wait-test', baseURL: api.url, logLevel: 'off' }), 'sk-wait-test');
+  const client = new AvatarVideo({ apiKey: 'sk-wait-test', baseURL: api.url, logLevel: 'off' });
   closers.push(() => client.close(), api.close);
   return { api, client, times };
 }
@@ -105,9 +84,9 @@ function virtualClock(onSleep: (ms: number) => void = () => {}) {
   return { clock, sleeps, now: () => now };
 }
 
-/** `waitForCompletion` on a virtual clock. */
+/** The public `waitForCompletion`, on a virtual clock passed as its hidden option. */
 function waitVirtually(client: AvatarVideo, id: string, clock: WaitClock, options: WaitOptions = {}) {
-  return waitForVideo(transports.get(client)!, id, options, undefined, clock);
+  return client.videos.waitForCompletion(id, { ...options, [WAIT_CLOCK]: clock } as WaitOptions);
 }
 
 describe('terminal states', () => {

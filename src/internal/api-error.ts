@@ -1,8 +1,9 @@
 // An error answer as the SDK's typed `APIError`: its body parsed tolerantly, the key scrubbed from all of it.
 import { type APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
+import type { RawHeaders } from './headers.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { parseRetryAfter } from './retry.js';
-import { MAX_ERROR_BYTES, type RawResponse, readText, type SentResponse } from './transport.js';
+import { MAX_ERROR_BYTES, readText, type SentResponse } from './send.js';
 
 const MAX_TEXT_BODY = 2048;
 /** Problems listed in the message; the rest are counted there, and all of them are on `details`. */
@@ -78,14 +79,14 @@ function summarize(details: APIErrorDetail[]): string | undefined {
 }
 
 /** Pass a 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
-export async function throwForStatus(response: SentResponse, signal: AbortSignal | undefined, secret: string): Promise<SentResponse> {
+export async function throwForStatus(response: SentResponse, secret: string): Promise<SentResponse> {
   if (response.status < 300) return response;
-  const { text } = await readText(response, signal, secret, MAX_ERROR_BYTES);
+  const { text } = await readText(response, MAX_ERROR_BYTES);
   throw makeAPIError(response.status, response.headers, text, secret);
 }
 
 /** Build the typed APIError for an error response. */
-function makeAPIError(status: number, rawHeaders: RawResponse['headers'], text: string, secret: string): APIError {
+function makeAPIError(status: number, rawHeaders: RawHeaders, text: string, secret: string): APIError {
   const { body, code, message, details } = parseErrorBody(text, secret);
   const headers = redactHeaders(rawHeaders, secret);
   const requestId = headers['x-request-id'] ?? headers['request-id'];

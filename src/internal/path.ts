@@ -7,9 +7,7 @@ import { AvatarVideoError } from '../errors.js';
  */
 export function apiPath(strings: TemplateStringsArray, ...params: string[]): string {
   let out = strings[0] ?? '';
-  params.forEach((param, index) => {
-    out += encodeSegment(param) + (strings[index + 1] ?? '');
-  });
+  for (let index = 0; index < params.length; index++) out += encodeSegment(params[index] as string) + (strings[index + 1] ?? '');
   return out;
 }
 

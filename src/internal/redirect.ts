@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { AvatarVideoError } from '../errors.js';
-import { isSensitiveHeader } from './redact.js';
-import { header, release, type SentResponse, send } from './transport.js';
+import type { Answer } from './api-promise.js';
+import { header, safeHeaders } from './headers.js';
+import { type SentResponse, send } from './send.js';
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 export const MAX_REDIRECTS = 5;
@@ -28,27 +29,27 @@ export async function followRedirects(start: URL, options: FollowOptions): Promi
     const response = await get(url, headers, options);
     const next = await redirectTarget(response, url, hop);
     if (!next) return response;
-    if (next.origin !== url.origin) headers = withoutCredentials(headers);
+    if (next.origin !== url.origin) headers = safeHeaders(headers);
     url = next;
   }
 }
 
 /**
  * Follow the redirects of `start` while they stay on its origin, and return the first address on another
- * origin without sending anything there (a signed file address may be good for one download only).
- * Returns undefined when the chain ends on the start's origin; that last response is handed to `onFinal`.
+ * origin without sending anything there (a signed file address may be good for one download only), with the
+ * redirect that named it. A chain that ends on the start's origin hands its last response to `onFinal`.
  */
 export async function resolveRedirects(
   start: URL,
   options: FollowOptions,
   onFinal: (response: SentResponse) => Promise<never>,
-): Promise<URL> {
+): Promise<Answer<string>> {
   let url = start;
   for (let hop = 0; ; hop++) {
     const response = await get(url, options.headers, options);
     const next = await redirectTarget(response, url, hop);
     if (!next) return onFinal(response);
-    if (next.origin !== start.origin) return next;
+    if (next.origin !== start.origin) return { data: next.href, status: response.status, headers: response.headers };
     url = next;
   }
 }
@@ -57,7 +58,15 @@ function get(url: URL, headers: Record<string, string>, options: FollowOptions):
   return send(
     options.dispatcher,
     // A fresh copy per hop: a dispatcher may add to it (ProxyAgent sets `host`, which must not follow us to the next origin).
-    { url, method: 'GET', headers: { ...headers }, timeout: options.timeout, signal: options.signal, stream: true },
+    {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'GET',
+      headers: { ...headers },
+      timeout: options.timeout,
+      signal: options.signal,
+      stream: true,
+    },
     options.secret,
   );
 }
@@ -65,7 +74,7 @@ function get(url: URL, headers: Record<string, string>, options: FollowOptions):
 /** The checked address a redirect response points to (its body released), or undefined for any other response. */
 async function redirectTarget(response: SentResponse, url: URL, hop: number): Promise<URL | undefined> {
   if (!REDIRECT_STATUS.has(response.status)) return undefined;
-  release(response);
+  response.release();
   const location = header(response.headers, 'location');
   if (!location) throw new AvatarVideoError(`Redirect ${response.status} from ${url.pathname} has no Location header.`);
   if (hop + 1 > MAX_REDIRECTS) throw new AvatarVideoError(`Too many redirects (more than ${MAX_REDIRECTS}) while downloading.`);
@@ -82,8 +91,4 @@ async function redirectTarget(response: SentResponse, url: URL, hop: number): Pr
     throw new AvatarVideoError(`Refusing to follow a redirect from https to http (${next.origin}).`);
   }
   return next;
-}
-
-export function withoutCredentials(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !isSensitiveHeader(name)));
 }

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import type { RequestKind } from './retry.js';
-import type { RawResponse } from './transport.js';
 
 /** Options every request method accepts; each overrides the client option of the same name. */
 export interface RequestOptions {
@@ -35,6 +34,4 @@ export interface APIRequest {
   /** Builds a fresh body for each attempt (an upload stream can only be read once). */
   body?: () => Promise<{ stream: Readable; headers: Record<string, string> }>;
   kind: RequestKind;
-  /** Sees the headers of the successful response (the wait helpers read a poll hint there). */
-  onHeaders?: (headers: RawResponse['headers']) => void;
 }

@@ -1,5 +1,10 @@
+import { APIConnectionError, APIConnectionTimeoutError, type APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
+import { sleep } from './sleep.js';
+
 /**
- * The retry policy, as pure functions so each rule is tested on its own.
+ * The retry policy: which failures are tried again, how long to wait first, and the loop that does it. Every
+ * attempt count and delay of the SDK comes from here: request retries (`withRetries`), the wait's backoff after
+ * a failed poll and a download's resumes (`backoff`, `retryDelay`).
  *
  * Reads (GET) are safe to repeat. A create (POST /v1/videos) starts a paid job, so it is repeated only
  * when the job certainly did not start: the server said 429 or 503, or the connection failed before
@@ -32,6 +37,32 @@ export function shouldRetry(request: RequestKind, failure: AttemptFailure): bool
   }
 }
 
+/** Connection errors raised before any byte of the request left (see `attemptFailure`). */
+const unsent = new WeakSet<Error>();
+
+/** Record that `error` (a connection error) happened before the request was sent: a create may be repeated. */
+export function markUnsent(error: Error): void {
+  unsent.add(error);
+}
+
+/** The retry policy's view of an error thrown by an attempt. */
+export function attemptFailure(error: unknown): AttemptFailure {
+  if (error instanceof APIUserAbortError) return { kind: 'abort' };
+  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', sent: !unsent.has(error) };
+  if (error instanceof APIConnectionError) return { kind: 'connection', sent: !unsent.has(error) };
+  const status = (error as APIError | undefined)?.status;
+  if (typeof status === 'number') return { kind: 'status', status };
+  return { kind: 'abort' };
+}
+
+/**
+ * Whether an error thrown by a request of `kind` is worth trying again: for the transport's retries, a wait
+ * riding out a failed poll, and a batch telling a refused create (no job started) from one that may have.
+ */
+export function isRetryable(kind: RequestKind, error: unknown): boolean {
+  return shouldRetry(kind, attemptFailure(error));
+}
+
 /**
  * Milliseconds to wait from a `Retry-After` value: delay-seconds or an HTTP-date.
  * Returns undefined for a missing or unparsable value.
@@ -48,27 +79,73 @@ export function parseRetryAfter(value: string | undefined | null, now: number = 
   return Math.max(0, date - now);
 }
 
+/** Computed delays are shortened by up to this fraction, so clients that failed together do not retry in step. */
+const JITTER = 0.25;
+
+/**
+ * The one backoff curve: `first` ms before try number 1, doubling for each later one up to `cap`, then jittered
+ * down by up to a quarter.
+ */
+export function backoff(retry: number, first: number, cap: number, random: () => number = Math.random): number {
+  const base = Math.min(first * 2 ** Math.max(0, retry - 1), cap);
+  return Math.round(base * (1 - JITTER * random()));
+}
+
 export interface RetryDelayOptions {
   /** Longest wait the caller accepts; a longer server hint means: do not retry. */
   maxRetryDelay: number;
   /** Source of randomness for jitter (injected by tests). */
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 const INITIAL_DELAY = 500;
 const MAX_COMPUTED_DELAY = 8_000;
 
 /**
- * How long to wait before retry number `retry` (1 for the first retry).
- * A server hint is obeyed exactly (no jitter: the server chose it); a computed delay doubles from 0.5 s up
- * to 8 s and is jittered down by up to 25% so many clients do not retry in step.
- * Returns undefined when the server asks for more than `maxRetryDelay`: failing fast beats sleeping for minutes.
+ * How long to wait before retry number `retry` (1 for the first retry) of a request or a download's resume.
+ * A server hint is obeyed exactly (no jitter: the server chose it); a computed delay is the `backoff` from 0.5 s
+ * up to 8 s (and `maxRetryDelay`). Returns undefined when the server asks for more than `maxRetryDelay`:
+ * failing fast beats sleeping for minutes.
  */
 export function retryDelay(retry: number, retryAfterMs: number | undefined, options: RetryDelayOptions): number | undefined {
   if (retryAfterMs !== undefined) return retryAfterMs <= options.maxRetryDelay ? retryAfterMs : undefined;
-  const base = Math.min(INITIAL_DELAY * 2 ** Math.max(0, retry - 1), MAX_COMPUTED_DELAY);
-  const jittered = base * (1 - 0.25 * (options.random ?? Math.random)());
-  return Math.min(Math.round(jittered), options.maxRetryDelay);
+  return backoff(retry, INITIAL_DELAY, Math.min(MAX_COMPUTED_DELAY, options.maxRetryDelay), options.random);
+}
+
+/** How one call retries: its budget, its cancellation, and who hears of each failure. */
+export interface RetrySettings extends RetryDelayOptions {
+  /** Tries after the first. */
+  maxRetries: number;
+  signal?: AbortSignal | undefined;
+  /** Told of every failed attempt, the last one included, with when that attempt started (`performance.now()`). */
+  onFailure?: ((error: unknown, startedAt: number) => void) | undefined;
+  /** Told of each retry before its wait. */
+  onRetry?: ((message: string) => void) | undefined;
+}
+
+/**
+ * Run `attempt` (numbered from 1) until it succeeds, fails in a way `kind` must not repeat, or the budget is
+ * spent; between tries, wait as `Retry-After` says or as `retryDelay` computes. A plain loop rather than p-retry:
+ * its delay formula cannot obey `Retry-After`, and its per-call setup was the busiest frame of a poll.
+ */
+export async function withRetries<R>(kind: RequestKind, settings: RetrySettings, attempt: (number: number) => Promise<R>): Promise<R> {
+  for (let retry = 0; ; retry++) {
+    const startedAt = settings.onFailure ? performance.now() : 0;
+    try {
+      return await attempt(retry + 1);
+    } catch (error) {
+      settings.onFailure?.(error, startedAt);
+      if (settings.signal?.aborted && !(error instanceof AvatarVideoError)) {
+        throw new APIUserAbortError('Request was aborted.', { cause: settings.signal.reason });
+      }
+      if (retry >= settings.maxRetries || !isRetryable(kind, error)) throw error;
+      const hint = (error as { headers?: Record<string, string> }).headers?.['retry-after'];
+      const delay = retryDelay(retry + 1, parseRetryAfter(hint), settings);
+      if (delay === undefined) throw error;
+      settings.onRetry?.(`retrying in ${delay} ms after ${(error as Error).message}`);
+      await sleep(delay, settings.signal);
+    }
+  }
 }
 
 // ─── Re-creating a job: when generateLong (per segment) and generateBatch (per item) make a whole job again ───

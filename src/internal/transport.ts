@@ -1,208 +1,244 @@
-import { EventEmitter } from 'node:events';
-import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
-import { APIConnectionError, APIConnectionTimeoutError, type APIError, APIUserAbortError } from '../errors.js';
-import { scrub } from './redact.js';
-import type { AttemptFailure } from './retry.js';
+import { Agent, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { AvatarVideoError, RateLimitError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
+import { describeIssues } from '../schemas.js';
+import { throwForStatus } from './api-error.js';
+import { type Answer, APIPromise } from './api-promise.js';
+import { type RawHeaders, requestId, safeHeaders } from './headers.js';
+import type { Logger } from './logger.js';
+import { redactHeaders, scrub, scrubValue } from './redact.js';
+import { followRedirects, resolveRedirects } from './redirect.js';
+import type { APIRequest, RequestOptions } from './request-options.js';
+import { type RequestKind, withRetries } from './retry.js';
+import { MAX_JSON_BYTES, readText, type SentResponse, send } from './send.js';
 
-/** One HTTP exchange, before retries. */
-export interface Attempt {
-  url: URL;
-  method: 'GET' | 'POST' | 'HEAD';
-  headers: Record<string, string>;
-  body?: Readable | string | undefined;
-  /** Milliseconds for the whole attempt (buffered) or for headers and each idle gap in the body (streamed). */
+export type { SentResponse } from './send.js';
+
+export interface TransportOptions {
+  apiKey: string;
+  /** Validated, with a trailing slash. */
+  baseURL: string;
+  /** Extra headers for every API request (credential headers are dropped). */
+  headers: Record<string, string> | undefined;
+  /** The caller's dispatcher (a proxy agent); without one the transport keeps its own keep-alive pool. */
+  dispatcher: Dispatcher | undefined;
+  logger: Logger;
+  debug: boolean;
   timeout: number;
-  signal?: AbortSignal | undefined;
-  /** The body will be streamed by the caller: after the headers, only idle gaps count against `timeout`. */
-  stream?: boolean;
+  maxRetries: number;
+  maxRetryDelay: number;
+  /** Told how each create was answered (the client's job limit learns from it). */
+  createFeedback?: CreateFeedback | undefined;
 }
 
-export interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
-  url: URL;
+/** What the job limit learns from creates. */
+export interface CreateFeedback {
+  /**
+   * A 429 answered a create (told once per attempt, retried or not), with how long ago that attempt was sent:
+   * a refusal of a request sent before the limit was last cut is old news.
+   */
+  throttled(retryAfterMs: number | undefined, attemptAgeMs: number): void;
+  /** A create was accepted: the jobs running fit. */
+  admitted(): void;
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-class TimeoutReason extends Error {}
+/** Per-call settings of a streamed GET. */
+export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
 
 /**
- * A per-request abort switch. undici takes an EventEmitter as `signal` (documented); an AbortController
- * here cost about 12 µs per loopback request in listener bookkeeping, a fifth of the request (bench/poll.ts).
+ * @internal What lib's helpers (wait, download, content, generate) use of the HTTP side: requests under the retry
+ * policy and streamed GETs, without the key or the send module's helpers. `Transport` is the one implementation.
  */
-class AbortSwitch extends EventEmitter {
-  aborted = false;
-  reason: unknown;
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
-}
-
-/** The error code of a failure or of its causes (undici wraps socket errors). */
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return (error as { code?: string } | undefined)?.code;
-}
-
-const notSent = new WeakSet<object>();
-
-/** Map a thrown transport failure to one of the SDK's connection errors, keeping it as `cause`. */
-export function toConnectionError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, secret?: string): Error {
-  if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
-  if (signal?.aborted) return new APIUserAbortError('Request was aborted.', { cause: signal.reason });
-  const code = errorCode(error);
-  const detail = scrub(error instanceof Error ? error.message : String(error), secret);
-  const result =
-    timedOut || (code && TIMEOUT_CODES.has(code))
-      ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
-      : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
-  if (code && NOT_SENT_CODES.has(code)) notSent.add(result);
-  return result;
-}
-
-/** Reduce an error to what the retry policy needs. */
-export function describeFailure(error: unknown): AttemptFailure {
-  if (error instanceof APIUserAbortError) return { kind: 'abort' };
-  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', sent: !notSent.has(error) };
-  if (error instanceof APIConnectionError) return { kind: 'connection', sent: !notSent.has(error) };
-  const status = (error as APIError | undefined)?.status;
-  if (typeof status === 'number') return { kind: 'status', status };
-  return { kind: 'abort' };
+export interface HTTPPort {
+  readonly logger: Logger;
+  /** The client's timeout of one attempt, in ms. */
+  readonly timeout: number;
+  /** The client's longest wait before a retry, in ms. */
+  readonly maxRetryDelay: number;
+  /** Absolute URL of an API path (`v1/...`). */
+  url(path: string): URL;
+  /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
+  request<T extends z.ZodType>(request: APIRequest, schema: T, options?: RequestOptions): Promise<Answer<z.infer<T>>>;
+  /** Run `attempt` under the retry policy for `kind`, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
+  withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R>;
+  /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
+  get(url: URL, options?: StreamOptions): Promise<SentResponse>;
 }
 
 /**
- * Send one request. With `buffered`, the timeout covers the whole exchange including the body, so a body
- * that stalls after the headers still times out; the caller reads the body before calling `done()`.
+ * @internal The one HTTP path of the SDK, owned by the client and handed down to resources and helpers:
+ * auth headers, retries, redirects that drop the key off the API origin, error mapping and scrubbing.
+ * The key lives in a private field: nothing here returns it.
  */
-export type SentResponse = RawResponse & {
-  /** Release the timer and the signal link; call once the body is consumed or abandoned. */
-  done(): void;
-  timedOut(): boolean;
-};
-
-export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
-  const controller = new AbortSwitch();
-  let timedOut = false;
-  const onAbort = () => controller.abort(attempt.signal?.reason);
-  attempt.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new TimeoutReason(`timed out after ${attempt.timeout} ms`));
-  }, attempt.timeout);
-  const done = () => {
-    clearTimeout(timer);
-    attempt.signal?.removeEventListener('abort', onAbort);
+export class Transport implements HTTPPort {
+  readonly timeout: number;
+  readonly maxRetryDelay: number;
+  readonly logger: Logger;
+  readonly #maxRetries: number;
+  readonly #apiKey: string;
+  readonly #origin: string;
+  /** The base URL's path, ending with '/': API paths (`v1/...`, already encoded) are appended to it. */
+  readonly #basePath: string;
+  /** Headers of every API request, built once (each request copies them). */
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #feedback: CreateFeedback | undefined;
+  /** Whether debug lines are written: their strings are not even built otherwise. */
+  readonly #debug: boolean;
+  readonly #redact = (headers: RawHeaders) => redactHeaders(headers, this.#apiKey);
+  readonly #log = (message: string) => this.logger.info(message);
+  readonly #createFailed = (error: unknown, startedAt: number) => {
+    if (error instanceof RateLimitError) this.#feedback?.throttled(error.retryAfter, performance.now() - startedAt);
   };
-  if (attempt.signal?.aborted) {
-    done();
-    throw new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason });
+
+  constructor(options: TransportOptions) {
+    const base = new URL(options.baseURL);
+    this.#origin = base.origin;
+    this.#basePath = base.pathname;
+    this.timeout = options.timeout;
+    this.#maxRetries = options.maxRetries;
+    this.maxRetryDelay = options.maxRetryDelay;
+    this.logger = options.logger;
+    this.#debug = options.debug;
+    this.#apiKey = options.apiKey;
+    this.#headers = Object.freeze({ ...safeHeaders(options.headers), 'x-api-key': options.apiKey });
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#feedback = options.createFeedback;
+    // One keep-alive pool per client; downloads from one file host reuse its connections.
+    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   }
-  try {
-    const response = await dispatcher.request({
-      origin: attempt.url.origin,
-      path: attempt.url.pathname + attempt.url.search,
-      method: attempt.method,
-      headers: attempt.headers,
-      body: attempt.body ?? null,
-      signal: controller,
-      headersTimeout: attempt.timeout,
-      bodyTimeout: attempt.timeout,
-    });
-    // A streamed body may legitimately take longer than `timeout` in total; undici's bodyTimeout
-    // still catches a stall, and the caller's signal stays linked until done().
-    if (attempt.stream) clearTimeout(timer);
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: response.body,
-      url: attempt.url,
-      done,
-      timedOut: () => timedOut,
-    };
-  } catch (error) {
-    done();
-    throw toConnectionError(error, attempt.signal, timedOut, secret);
+
+  url(path: string): URL {
+    return new URL(this.#basePath + path, this.#origin);
   }
-}
 
-/** Most bytes read of a JSON answer: a video object or a page of them is a few KiB. */
-export const MAX_JSON_BYTES = 8 << 20;
-/** Most bytes read of an error answer; the rest is dropped with the connection. */
-export const MAX_ERROR_BYTES = 64 << 10;
+  /** Release pooled connections (of the transport's own pool; a dispatcher passed in belongs to the caller). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
 
-export interface BodyText {
-  text: string;
-  /** The body was longer than the limit: `text` holds its start and the connection was dropped. */
-  truncated: boolean;
-}
-
-/**
- * Read a small response body as text, at most `limit` bytes (a hostile or broken server may send
- * hundreds of MiB, or never stop), mapping stalls and aborts to SDK errors.
- */
-export async function readText(response: SentResponse, signal: AbortSignal | undefined, secret: string, limit: number): Promise<BodyText> {
-  try {
-    if (Number(header(response.headers, 'content-length')) > limit) {
-      release(response);
-      return { text: '', truncated: true };
+  /**
+   * The public promise of a call's answer: awaited, its data; `withResponse()`, its request id and redacted headers.
+   * A call that throws at once (a bad id) rejects instead, as an async method would.
+   */
+  promise<T>(call: () => Promise<Answer<T>>): APIPromise<T> {
+    let answer: Promise<Answer<T>>;
+    try {
+      answer = call();
+    } catch (error) {
+      answer = Promise.reject(error);
     }
-    return await collect(response, limit);
-  } catch (error) {
-    throw toConnectionError(error, signal, response.timedOut(), secret);
-  } finally {
-    response.done();
+    return new APIPromise(answer, this.#redact);
+  }
+
+  request<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions = {}): Promise<Answer<z.infer<T>>> {
+    return this.withRetries(request.kind, options, (attempt) => this.#attempt(request, schema, options, attempt));
+  }
+
+  withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
+    const settings = {
+      maxRetries: options.maxRetries ?? this.#maxRetries,
+      maxRetryDelay: options.maxRetryDelay ?? this.maxRetryDelay,
+      signal: options.signal,
+      onFailure: kind === 'create' ? this.#createFailed : undefined,
+      onRetry: this.#log,
+    };
+    return withRetries(kind, settings, attempt);
+  }
+
+  async get(url: URL, options: StreamOptions = {}): Promise<SentResponse> {
+    const response = await followRedirects(url, this.#follow(url, options));
+    return throwForStatus(response, this.#apiKey);
+  }
+
+  /**
+   * One GET of the API `url` that stops at the first address off the API's origin and returns it, unrequested,
+   * with the redirect that named it.
+   */
+  resolveRedirect(url: URL, options: StreamOptions = {}): Promise<Answer<string>> {
+    return resolveRedirects(url, this.#follow(url, options), async (response) => {
+      await throwForStatus(response, this.#apiKey);
+      response.release();
+      throw new AvatarVideoError(`${url.pathname} answered ${response.status} without redirecting to a file address.`);
+    });
+  }
+
+  #follow(url: URL, options: StreamOptions) {
+    // Off the API's origin (a resume straight at the file host) the key stays home, as on a redirect.
+    const base = url.origin === this.#origin ? this.#headers : safeHeaders(this.#headers);
+    const headers = options.headers ? { ...base, ...safeHeaders(options.headers) } : base;
+    const timeout = options.timeout ?? this.timeout;
+    return { dispatcher: this.#dispatcher, headers, timeout, signal: options.signal, secret: this.#apiKey };
+  }
+
+  async #attempt<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions, attempt: number) {
+    const body = request.body ? await request.body() : undefined;
+    // Strings, not a URL: parsing one per request cost more than the rest of this method.
+    const path = this.#basePath + request.path + queryString(request.query);
+    const started = this.#debug ? performance.now() : 0;
+    if (this.#debug) this.logger.debug(`${request.method} ${path} (attempt ${attempt})`);
+    const extra = body ? { ...options.headers, ...body.headers } : options.headers;
+    // A fresh object per request: a dispatcher may add to it (ProxyAgent sets `host`).
+    const headers = extra ? { ...this.#headers, ...safeHeaders(extra) } : { ...this.#headers };
+    const timeout = options.timeout ?? this.timeout;
+    const response = await send(
+      this.#dispatcher,
+      { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal },
+      this.#apiKey,
+    );
+    if (response.status >= 300) await throwForStatus(response, this.#apiKey);
+    const { text, truncated } = await readText(response, MAX_JSON_BYTES);
+    if (this.#debug) {
+      const id = requestId(response.headers);
+      this.logger.debug(`${response.status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
+    }
+    if (truncated) {
+      throw new ResponseTooLargeError(`The answer from ${response.url.pathname} is larger than ${MAX_JSON_BYTES} bytes; it was not read.`, {
+        limit: MAX_JSON_BYTES,
+        requestId: requestId(response.headers),
+      });
+    }
+    const data = parseBody(schema, text, response, this.#apiKey);
+    if (request.kind === 'create') this.#feedback?.admitted();
+    return { data, status: response.status, headers: response.headers };
   }
 }
 
-/**
- * Gather a body up to `limit` bytes. Events rather than `for await`: the async iterator destroys the body
- * when it finishes, which can cost the keep-alive connection it came on.
- */
-function collect(response: SentResponse, limit: number): Promise<BodyText> {
-  const { body } = response;
-  return new Promise<BodyText>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      if (size + chunk.length <= limit) {
-        chunks.push(chunk);
-        size += chunk.length;
-        return;
-      }
-      chunks.push(chunk.subarray(0, limit - size));
-      release(response);
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), truncated: true });
+/** `?a=1&b=2` of the defined values, or ''. */
+function queryString(query: APIRequest['query']): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function parseBody<T extends z.ZodType>(schema: T, raw: string, response: SentResponse, secret: string): z.infer<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    const text = scrub(raw, secret);
+    throw new ResponseValidationError({
+      message: `Expected a JSON body from ${response.url.pathname}, got ${JSON.stringify(text.slice(0, 80))}.`,
+      body: text,
+      requestId: requestId(response.headers),
+      problems: ['(body): not JSON'],
     });
-    body.once('end', () => resolve({ text: Buffer.concat(chunks, size).toString('utf8'), truncated: false }));
-    body.once('error', reject);
-  });
-}
-
-/** Drop a response's body unread, closing its connection (a dump could wait on a stalled body). */
-export function release(response: SentResponse): void {
-  // undici reports the destroy as an 'error' event; nobody else listens any more.
-  response.body.on('error', () => {});
-  response.body.destroy();
-  response.done();
-}
-
-export function requestId(headers: RawResponse['headers']): string | undefined {
-  return header(headers, 'x-request-id') ?? header(headers, 'request-id');
-}
-
-export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    const id = requestId(response.headers);
+    const problems = describeIssues(result.error).map((problem) => scrub(problem, secret));
+    throw new ResponseValidationError({
+      message: `Unexpected response from ${response.url.pathname}: ${problems.join('; ')}${id ? ` [request id ${id}]` : ''}`,
+      body: scrubValue(json, secret),
+      requestId: id,
+      problems,
+    });
+  }
+  return result.data;
 }

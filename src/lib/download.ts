@@ -3,15 +3,16 @@ import { resolve } from 'node:path';
 import { APIConnectionError, APIError, AvatarVideoError, DownloadIntegrityError, VideoNotReadyError } from '../errors.js';
 import { type AtomicFile, writeFileAtomic } from '../internal/atomic-file.js';
 import { diskError } from '../internal/disk-error.js';
-import type { Transport } from '../internal/http-client.js';
-import { apiPath } from '../internal/path.js';
+import { header, requestId } from '../internal/headers.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { retryDelay } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
-import { header, release, requestId, type SentResponse } from '../internal/transport.js';
+import type { HTTPPort, SentResponse } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
+import { contentAddress, contentRequest } from './content.js';
 import { checkWholeMp4 } from './media/isobmff.js';
 import { ByteReader } from './media/reader.js';
+import { retrieveVideo } from './wait.js';
 
 export interface DownloadProgress {
   /** Bytes written so far. Drops back to 0 if the download has to start over. */
@@ -39,9 +40,6 @@ export interface DownloadResult {
   contentType: string | undefined;
 }
 
-/** `videos.retrieve`, handed down by the resource. */
-export type RetrieveVideo = (id: string, options: RequestOptions) => Promise<Video>;
-
 /**
  * What a first answer proved about the file. A resume asks for exactly this representation with `If-Range`
  * and accepts only a 206 that carries the same validator and a `Content-Range` that continues it; without
@@ -59,7 +57,7 @@ interface Proof {
 
 /** What is known of the transfer in progress. */
 interface Transfer {
-  readonly transport: Transport;
+  readonly http: HTTPPort;
   readonly id: string;
   readonly file: AtomicFile;
   readonly options: DownloadOptions;
@@ -70,29 +68,26 @@ interface Transfer {
   requestId: string | undefined;
 }
 
-const ACCEPT = { accept: 'video/mp4, */*' };
-
 /** @internal Use `client.videos.download`. */
 export async function downloadVideo(
-  transport: Transport,
-  retrieve: RetrieveVideo,
+  http: HTTPPort,
   video: string | Video,
   destination: string,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
   const id = typeof video === 'string' ? video : video.id;
-  const current = typeof video === 'object' && video.status === 'COMPLETE' ? video : await retrieve(id, options);
+  const current = typeof video === 'object' && video.status === 'COMPLETE' ? video : (await retrieveVideo(http, id, options)).data;
   if (current.status !== 'COMPLETE') throw new VideoNotReadyError(current);
 
   const path = resolve(destination);
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new AvatarVideoError(`Cannot download to ${path}: it is a directory.`);
 
-  const contentURL = transport.url(apiPath`v1/videos/${id}/content`);
+  const contentURL = contentAddress(http, id);
   try {
     return await writeFileAtomic(path, async (file) => {
       const state: Transfer = {
-        transport,
+        http,
         id,
         file,
         options,
@@ -125,10 +120,10 @@ async function transfer(state: Transfer): Promise<void> {
     }
     if (++setbacks > maxResumes) throw failure;
     const how = state.proof ? `resuming at byte ${state.file.size}` : 'starting over';
-    state.transport.logger.info(`download of video ${state.id}: ${failure.message}; ${how}`);
+    state.http.logger.info(`download of video ${state.id}: ${failure.message}; ${how}`);
     // The first try after progress goes at once; repeated ones back off like request retries.
     if (setbacks > 1) {
-      const delay = retryDelay(setbacks - 1, undefined, { maxRetryDelay: state.transport.maxRetryDelay }) ?? 0;
+      const delay = retryDelay(setbacks - 1, undefined, { maxRetryDelay: state.http.maxRetryDelay }) ?? 0;
       await sleep(delay, state.options.signal);
     }
   }
@@ -143,7 +138,7 @@ async function pass(state: Transfer): Promise<AvatarVideoError | undefined> {
   try {
     await accept(response, state);
   } catch (error) {
-    release(response);
+    response.release();
     if (!(error instanceof DownloadIntegrityError)) throw error;
     state.proof = undefined;
     return error;
@@ -156,17 +151,16 @@ async function pass(state: Transfer): Promise<AvatarVideoError | undefined> {
 
 /** Open the content: from the API without a proof, else straight from the file's address with a guarded range. */
 function open(state: Transfer): Promise<SentResponse> {
-  const { transport, options, proof } = state;
-  const settings = { timeout: options.timeout, signal: options.signal };
-  return transport.withRetries('read', options, async () => {
-    if (!proof) return transport.get(state.contentURL, { ...settings, headers: ACCEPT });
-    const headers = { ...ACCEPT, range: `bytes=${state.file.size}-`, 'if-range': proof.validator };
+  const { http, options, proof } = state;
+  return http.withRetries('read', options, async () => {
+    if (!proof) return http.get(state.contentURL, contentRequest(options));
+    const guarded = contentRequest(options, { range: `bytes=${state.file.size}-`, 'if-range': proof.validator });
     try {
-      return await transport.get(proof.url, { ...settings, headers });
+      return await http.get(proof.url, guarded);
     } catch (error) {
       if (!(error instanceof APIError && signedURLExpired(error.status))) throw error;
       // The signed address has likely expired: ask the API for a fresh one, same guarded range.
-      return transport.get(state.contentURL, { ...settings, headers });
+      return http.get(state.contentURL, guarded);
     }
   });
 }
@@ -236,7 +230,7 @@ async function write(response: SentResponse, state: Transfer): Promise<APIConnec
       }
     }
   } catch (error) {
-    const mapped = state.transport.connectionError(error, options.signal, response.timedOut());
+    const mapped = response.fail(error);
     if (mapped instanceof APIConnectionError) return mapped;
     throw mapped;
   } finally {

@@ -1,9 +1,8 @@
 import { APIUserAbortError, RateLimitError, VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { ConcurrencyBounds } from '../internal/adaptive-concurrency.js';
 import type { ConcurrencyLimiter, JobOutcome } from '../internal/concurrency-limiter.js';
-import { type JobFailure, recreateDelay, shouldRetry } from '../internal/retry.js';
+import { isRetryable, type JobFailure, recreateDelay } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
-import { describeFailure } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 
 /** Where a job runs under the client's limit: the limiter itself, or a call's view of it (see {@link jobPlaces}). */
@@ -95,7 +94,6 @@ export async function makeJob(plan: JobPlan, run: JobRun): Promise<Video> {
 function jobFailure(error: unknown, jobId: string | undefined): JobFailure | undefined {
   if (error instanceof VideoFailedError) return { kind: 'failed', code: error.code, rateLimited: error.isRateLimited };
   if (error instanceof VideoCancelledError) return { kind: 'cancelled' };
-  if (jobId === undefined && shouldRetry('create', describeFailure(error)))
-    return { kind: 'refused', throttled: error instanceof RateLimitError };
+  if (jobId === undefined && isRetryable('create', error)) return { kind: 'refused', throttled: error instanceof RateLimitError };
   return undefined;
 }

@@ -1,5 +1,5 @@
+import { header, type RawHeaders } from '../internal/headers.js';
 import { parseRetryAfter } from '../internal/retry.js';
-import { header, type RawResponse } from '../internal/transport.js';
 
 /**
  * A server's say on when to poll again (`Retry-After`, `x-poll-after`): it wins over the wait's own schedule,
@@ -23,7 +23,7 @@ export function hintedDelay(hint: number, random = Math.random): number {
 }
 
 /** @internal The first poll hint found in response headers, in ms. */
-export function pollHint(headers: RawResponse['headers'] | Record<string, string>): number | undefined {
+export function pollHint(headers: RawHeaders): number | undefined {
   for (const name of POLL_HINT_HEADERS) {
     const hint = parseRetryAfter(header(headers, name));
     if (hint !== undefined) return hint;

@@ -1,12 +1,13 @@
 import { APIError, APIUserAbortError, AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
-import type { Transport } from '../internal/http-client.js';
+import type { Answer } from '../internal/api-promise.js';
 import { apiPath } from '../internal/path.js';
-import { shouldRetry } from '../internal/retry.js';
+import type { RequestOptions } from '../internal/request-options.js';
+import { backoff, isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
-import { describeFailure } from '../internal/transport.js';
+import type { HTTPPort } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
 import { hintedDelay, pollHint } from './poll-hint.js';
-import { backoffDelay, EMPTY_HISTORY, type PollHistory, type PollPlan, planPoll, recordPoll } from './poll-schedule.js';
+import { EMPTY_HISTORY, type PollHistory, type PollPlan, planPoll, recordPoll } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
 export interface WaitProgress {
@@ -50,8 +51,8 @@ export interface WaitOptions {
 }
 
 /**
- * @internal Time and chance for a wait. The SDK uses the real ones; tests pass a virtual clock so that
- * they check the schedule without measuring wall time.
+ * @internal Time and chance for a wait. The SDK uses the real ones; tests pass a virtual clock (as the hidden
+ * option `[WAIT_CLOCK]` of `waitForCompletion`) so that they check the schedule without measuring wall time.
  */
 export interface WaitClock {
   now(): number;
@@ -61,6 +62,9 @@ export interface WaitClock {
   after(ms: number, fire: () => void): () => void;
   random(): number;
 }
+
+/** @internal Key of the hidden wait option that replaces the real clock (tests only). */
+export const WAIT_CLOCK = Symbol('avatar-video.waitClock');
 
 const realClock: WaitClock = {
   now: () => performance.now(),
@@ -90,7 +94,7 @@ export interface SeenVideo {
 
 /** A wait's settled options and its running state, shared by the steps of the loop. */
 interface Wait {
-  client: Transport;
+  http: HTTPPort;
   id: string;
   clock: WaitClock;
   schedule: { pollInterval: number; maxPollInterval: number };
@@ -112,13 +116,8 @@ interface Wait {
  * first poll.
  * @internal Use `client.videos.waitForCompletion`.
  */
-export async function waitForVideo(
-  client: Transport,
-  id: string,
-  options: WaitOptions = {},
-  initial?: SeenVideo,
-  clock: WaitClock = realClock,
-): Promise<Video> {
+export async function waitForVideo(http: HTTPPort, id: string, options: WaitOptions = {}, initial?: SeenVideo): Promise<Video> {
+  const clock = (options as { [WAIT_CLOCK]?: WaitClock })[WAIT_CLOCK] ?? realClock;
   const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
   const maxPollInterval = Math.max(positive(options.maxPollInterval ?? 10_000, 'maxPollInterval'), pollInterval);
   const waitTimeout = positive(options.waitTimeout ?? 600_000, 'waitTimeout');
@@ -130,7 +129,7 @@ export async function waitForVideo(
   const forwardAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', forwardAbort, { once: true });
   const wait: Wait = {
-    client,
+    http,
     id,
     clock,
     waitTimeout,
@@ -165,8 +164,9 @@ async function pollUntilSettled(wait: Wait, initial: SeenVideo | undefined): Pro
       if (!plan) return fresh;
       delay = hint === undefined ? plan.delay : hintedDelay(hint, clock.random);
     } else if (round > 0) {
-      // The last poll failed: no news about progress, so back off as without it.
-      delay = hint === undefined ? backoffDelay(failures - 1, wait.schedule, clock.random) : hintedDelay(hint, clock.random);
+      // The last poll failed (after the transport's own retries): back off from pollInterval, as the retry policy does.
+      const { pollInterval, maxPollInterval } = wait.schedule;
+      delay = hint === undefined ? backoff(failures, pollInterval, maxPollInterval, clock.random) : hintedDelay(hint, clock.random);
     }
     // Without a video in hand, the first poll goes out at once.
     if (delay > 0) await clock.sleep(Math.min(delay, wait.deadline - clock.now()), controller.signal).catch((e) => interrupted(wait, e));
@@ -174,7 +174,12 @@ async function pollUntilSettled(wait: Wait, initial: SeenVideo | undefined): Pro
     if (remaining <= 0) throw new WaitTimeoutError(wait.id, wait.last, wait.waitTimeout, { cause: wait.lastError });
     const sentAt = clock.now();
     try {
-      ({ video: fresh, hint } = await poll(wait.client, wait.id, controller.signal, Math.min(wait.client.timeout, remaining)));
+      const answer = await retrieveVideo(wait.http, wait.id, {
+        signal: controller.signal,
+        timeout: Math.min(wait.http.timeout, remaining),
+      });
+      fresh = answer.data;
+      hint = pollHint(answer.headers);
       // The server looked at the job somewhere between sending and answering.
       seenAt = (sentAt + clock.now()) / 2;
       wait.lastError = undefined;
@@ -183,8 +188,8 @@ async function pollUntilSettled(wait: Wait, initial: SeenVideo | undefined): Pro
       if (controller.signal.aborted) interrupted(wait, error);
       // The core already retried this poll; a failure it calls transient (5xx, 429, a dropped
       // connection) must not end a wait that may last minutes. Anything else (401, 403, 404) does.
-      if (!shouldRetry('read', describeFailure(error))) throw error;
-      wait.client.logger.info(`polling video ${wait.id} failed (${(error as Error).message}); polling again`);
+      if (!isRetryable('read', error)) throw error;
+      wait.http.logger.info(`polling video ${wait.id} failed (${(error as Error).message}); polling again`);
       wait.lastError = error;
       failures++;
       fresh = undefined;
@@ -229,20 +234,7 @@ function interrupted(wait: Wait, error: unknown): never {
   throw error;
 }
 
-/** One `retrieve`, also returning the server's hint for the next poll. */
-async function poll(client: Transport, id: string, signal: AbortSignal, timeout: number): Promise<SeenVideo> {
-  let hint: number | undefined;
-  const video = await client.request(
-    {
-      method: 'GET',
-      path: apiPath`v1/videos/${id}`,
-      kind: 'read',
-      onHeaders: (headers) => {
-        hint = pollHint(headers);
-      },
-    },
-    VideoSchema,
-    { signal, timeout },
-  );
-  return { video, hint };
+/** @internal GET one video, with the response it came in (its headers may hint when to poll next). Throws at once for a bad id. */
+export function retrieveVideo(http: HTTPPort, id: string, options?: RequestOptions): Promise<Answer<Video>> {
+  return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
 }

@@ -1,55 +1,54 @@
-import { PassThrough, type Readable } from 'node:stream';
-import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import type { Answer, APIPromise } from '../internal/api-promise.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
-import type { StreamOptions, Transport } from '../internal/http-client.js';
 import { encodeMultipart } from '../internal/multipart.js';
-import { checkOutputPath } from '../internal/output-path.js';
-import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
-import { header } from '../internal/transport.js';
+import type { Transport } from '../internal/transport.js';
 import { generateBatch } from '../lib/batch/generate-batch.js';
 import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
+import { contentAddress, contentRequest, openContent, type VideoContent } from '../lib/content.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
-import { type CreateAndWaitOptions, type GenerateOptions, type GenerateResult, splitCreateAndWait } from '../lib/generate.js';
-import { type JobStage, namingJob, nextCall } from '../lib/job-error.js';
+import {
+  type CreateAndWaitOptions,
+  createAndWait,
+  type GenerateOptions,
+  type GenerateResult,
+  generate,
+  type JobPort,
+} from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
-import { pollHint } from '../lib/poll-hint.js';
-import { type SeenVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
+import { retrieveVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { checkListParams, type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
+
+export type { VideoContent } from '../lib/content.js';
 
 export interface CreateOptions extends RequestOptions {
   /** Check formats and durations locally before uploading. @default true */
   validate?: boolean;
 }
 
-/** The MP4 of a finished video, as a stream. */
-export interface VideoContent {
-  /** The file's bytes. Consume or destroy it: it holds a connection until then. */
-  body: Readable;
-  /** Size in bytes, when the server said. */
-  contentLength: number | undefined;
-  contentType: string | undefined;
-  /** The final URL after redirects (a signed CDN address: treat it as a secret of its own). */
-  url: string;
-}
-
 /** Options of `videos.contentURL`. */
 export type ContentURLOptions = RequestOptions;
 
-/** Endpoint methods of `/v1/videos`. */
+/**
+ * Endpoint methods of `/v1/videos`, and the workflows built on them (in lib/). Every endpoint method returns an
+ * `APIPromise`: await it for the result, or call `.withResponse()` for the request id, status and headers too.
+ */
 export class Videos {
   readonly #transport: Transport;
   readonly #limits: { maxAudioSeconds: number };
   readonly #limiter: ConcurrencyLimiter;
+  /** What createAndWait and generate use. */
+  readonly #jobs: JobPort;
 
   /** @internal Built by the client, which owns the transport. */
   constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
     this.#transport = transport;
     this.#limits = limits;
     this.#limiter = limiter;
+    this.#jobs = { http: transport, create: (params, options) => this.#create(params, options), limiter };
   }
 
   /**
@@ -57,40 +56,24 @@ export class Videos {
    * Inputs are checked locally first (formats from their bytes, durations measured), so a bad file
    * fails in milliseconds with every problem listed, before any upload. Not retried once it may have reached the server: a duplicate job would be billed twice.
    */
-  async create(params: VideoCreateParams, options: CreateOptions = {}): Promise<Video> {
-    return (await this.#createJob(params, options)).video;
+  create(params: VideoCreateParams, options: CreateOptions = {}): APIPromise<Video> {
+    return this.#transport.promise(() => this.#create(params, options));
   }
 
-  /** `create`, also returning the poll hint its answer carried, so a wait that follows can honour it. */
-  async #createJob(params: VideoCreateParams, options: CreateOptions): Promise<SeenVideo> {
+  async #create(params: VideoCreateParams, options: CreateOptions): Promise<Answer<Video>> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
-    let hint: number | undefined;
     try {
-      const video = await this.#transport.request(
-        {
-          method: 'POST',
-          path: 'v1/videos',
-          kind: 'create',
-          body: () => encodeMultipart(prepared.files, prepared.fields),
-          onHeaders: (headers) => {
-            hint = pollHint(headers);
-          },
-        },
-        VideoSchema,
-        options,
-      );
-      // Accepted: the jobs running fit. (Each refusal, a 429, reaches the limiter from the transport, once.)
-      this.#limiter.admitted();
-      return { video, hint };
+      const body = () => encodeMultipart(prepared.files, prepared.fields);
+      return await this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body }, VideoSchema, options);
     } finally {
       await prepared.dispose();
     }
   }
 
   /** Read a job's current state. */
-  async retrieve(id: string, options?: RequestOptions): Promise<Video> {
-    return this.#transport.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
+  retrieve(id: string, options?: RequestOptions): APIPromise<Video> {
+    return this.#transport.promise(() => retrieveVideo(this.#transport, id, options));
   }
 
   /**
@@ -102,15 +85,15 @@ export class Videos {
    */
   list(params: VideoListParams = {}, options?: RequestOptions): VideoPagePromise {
     // `{ ...query }`: the params as the plain record the transport's query takes.
-    const fetchPage = async (query: VideoListParams) =>
-      normaliseList(
-        await this.#transport.request({ method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' }, VideoListSchema, options),
-      );
-    const first = async () => {
+    const page = (query: VideoListParams) =>
+      this.#transport.request({ method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' }, VideoListSchema, options);
+    const next = async (query: VideoListParams) => normaliseList((await page(query)).data);
+    const first = async (): Promise<Answer<VideoPage>> => {
       checkListParams(params);
-      return new VideoPage(await fetchPage(params), params, fetchPage);
+      const answer = await page(params);
+      return { ...answer, data: new VideoPage(normaliseList(answer.data), params, next) };
     };
-    return new VideoPagePromise(first());
+    return new VideoPagePromise(this.#transport.promise(first));
   }
 
   /**
@@ -118,21 +101,8 @@ export class Videos {
    * file's host. Use `download` to save to a file; this is for piping elsewhere. Unlike `download`, the
    * bytes are NOT verified: they are whatever the file host sends, as it sends them.
    */
-  async content(id: string, options: RequestOptions = {}): Promise<VideoContent> {
-    const transport = this.#transport;
-    const response = await this.#askForContent(id, options, (start, settings) => transport.get(start, settings));
-    const length = Number(header(response.headers, 'content-length'));
-    const body = withSDKErrors(
-      response.body,
-      (error) => transport.connectionError(error, options.signal, response.timedOut()),
-      response.done,
-    );
-    return {
-      body,
-      contentLength: Number.isFinite(length) ? length : undefined,
-      contentType: header(response.headers, 'content-type'),
-      url: response.url.href,
-    };
+  content(id: string, options: RequestOptions = {}): APIPromise<VideoContent> {
+    return this.#transport.promise(() => openContent(this.#transport, id, options));
   }
 
   /**
@@ -140,16 +110,10 @@ export class Videos {
    * content redirect is resolved and nothing is sent to the file host. The address is a secret of its own
    * (anyone holding it can fetch the video) and may expire: ask again rather than storing it.
    */
-  async contentURL(id: string, options: ContentURLOptions = {}): Promise<string> {
-    const url = await this.#askForContent(id, options, (start, settings) => this.#transport.resolveRedirect(start, settings));
-    return url.href;
-  }
-
-  /** Ask the content endpoint of `id` for the MP4, with the read retries: `ask` follows or resolves the redirect. */
-  #askForContent<T>(id: string, options: RequestOptions, ask: (start: URL, settings: StreamOptions) => Promise<T>): Promise<T> {
-    const start = this.#transport.url(apiPath`v1/videos/${id}/content`);
-    const settings = { headers: { ...options.headers, accept: 'video/mp4, */*' }, timeout: options.timeout, signal: options.signal };
-    return this.#transport.withRetries('read', options, () => ask(start, settings));
+  contentURL(id: string, options: ContentURLOptions = {}): APIPromise<string> {
+    const transport = this.#transport;
+    const resolve = () => transport.resolveRedirect(contentAddress(transport, id), contentRequest(options));
+    return transport.promise(() => transport.withRetries('read', options, resolve));
   }
 
   /**
@@ -175,32 +139,8 @@ export class Videos {
    * that wait counts against neither `timeout` nor `waitTimeout`. When the wait stops for another reason (an
    * abort, a 401), a warning names the job, which keeps running on the service.
    */
-  async createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
-    return this.#createAndWait(params, options, 'running');
-  }
-
-  /** `createAndWait`, whose errors after the create name the job and the call that goes on from `stage`. */
-  #createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions, stage: JobStage): Promise<Video> {
-    const { create, wait } = splitCreateAndWait(options);
-    // A place under the client's limiter covers the job's life, create to end.
-    return this.#limiter.run(
-      async () => {
-        const created = await this.#createJob(params, create);
-        const { id } = created.video;
-        try {
-          return await waitForVideo(this.#transport, id, wait, created);
-        } catch (error) {
-          // A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed.
-          if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
-            this.#transport.logger.warn(
-              `video ${id} was created, but the wait for it stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
-            );
-          }
-          throw namingJob(error, id, nextCall(id, stage));
-        }
-      },
-      { signal: options.signal },
-    );
+  createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
+    return createAndWait(this.#jobs, params, options);
   }
 
   /**
@@ -214,7 +154,7 @@ export class Videos {
    * @throws DownloadIntegrityError when what arrived is not the video (`reason`, `videoId`, `requestId`).
    */
   download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult> {
-    return downloadVideo(this.#transport, (id, opts) => this.retrieve(id, opts), video, path, options);
+    return downloadVideo(this.#transport, video, path, options);
   }
 
   /**
@@ -226,18 +166,8 @@ export class Videos {
    * 2 jobs, then more as the service accepts them.
    * @throws OutputPathError when `output` cannot be saved to; no request is sent.
    */
-  async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
-    const { output, onDownloadProgress, ...createAndWait } = options;
-    await checkOutputPath(output);
-    const video = await this.#createAndWait(params, createAndWait, 'running-then-save');
-    try {
-      const { signal, timeout, maxRetries } = options;
-      const { path, bytes } = await this.download(video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });
-      return { video, path, bytes };
-    } catch (error) {
-      this.#transport.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
-      throw namingJob(error, video.id, nextCall(video.id, 'complete'));
-    }
+  generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
+    return generate(this.#jobs, params, options);
   }
 
   /**
@@ -263,14 +193,4 @@ export class Videos {
   generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
     return generateBatch({ videos: this, limiter: this.#limiter, limits: this.#limits }, items, options);
   }
-}
-
-/** Re-emit a body's failures as SDK errors (timeout, abort, connection) with the original as `cause`. */
-function withSDKErrors(body: Readable, toSDKError: (error: unknown) => Error, done: () => void): Readable {
-  const out = new PassThrough({ highWaterMark: 1 << 20 });
-  body.on('error', (error) => out.destroy(toSDKError(error)));
-  body.on('close', done);
-  out.on('close', () => body.destroy());
-  body.pipe(out);
-  return out;
 }

@@ -130,6 +130,25 @@ describe('timeouts and aborts', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('keeps each request to its own deadline: a short one ends while a longer one is in flight, or after it', async () => {
+    // vid_drip sends a byte every 20 ms: undici's idle timeouts never fire, only the request's own deadline ends it.
+    const { server, client } = await setup((req, res) => {
+      if (req.url === '/v1/videos/vid_fast') return json(res, 200, video());
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => res.write(' '), 20);
+      res.on('close', () => clearInterval(drip));
+    });
+    const controller = new AbortController();
+    // Deadlines share one timer: it is set for a minute here, so the short requests below must bring it forward.
+    const long = client.videos.retrieve('vid_drip', { timeout: 60_000, maxRetries: 0, signal: controller.signal }).catch((e) => e);
+    await expect(client.videos.retrieve('vid_drip', { timeout: 100, maxRetries: 0 })).rejects.toBeInstanceOf(APIConnectionTimeoutError);
+    await client.videos.retrieve('vid_fast', { timeout: 60_000 });
+    await expect(client.videos.retrieve('vid_drip', { timeout: 100, maxRetries: 0 })).rejects.toBeInstanceOf(APIConnectionTimeoutError);
+    controller.abort();
+    expect(await long).toBeInstanceOf(APIUserAbortError);
+    expect(server.requests).toHaveLength(4);
+  });
+
   it('rejects at once when the signal is already aborted, sending nothing', async () => {
     const { server, client } = await setup((_req, res) => json(res, 200, video()));
     const controller = new AbortController();
