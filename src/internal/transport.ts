@@ -2,7 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AvatarVideoError, RateLimitError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues } from '../schemas.js';
-import { throwForStatus } from './api-error.js';
+import { apiError, throwForStatus } from './api-error.js';
 import { type Answer, APIPromise } from './api-promise.js';
 import { type RawHeaders, requestId, safeHeaders } from './headers.js';
 import type { Logger } from './logger.js';
@@ -10,7 +10,7 @@ import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { followRedirects, resolveRedirects } from './redirect.js';
 import type { APIRequest, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
-import { MAX_JSON_BYTES, readText, type SentResponse, send } from './send.js';
+import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
 
 export type { SentResponse } from './send.js';
 
@@ -182,26 +182,31 @@ export class Transport implements HTTPPort {
     // A fresh object per request: a dispatcher may add to it (ProxyAgent sets `host`).
     const headers = extra ? { ...this.#headers, ...safeHeaders(extra) } : { ...this.#headers };
     const timeout = options.timeout ?? this.timeout;
-    const response = await send(
+    const {
+      status,
+      headers: answered,
+      text,
+      truncated,
+    } = await exchange(
       this.#dispatcher,
       { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal },
       this.#apiKey,
     );
-    if (response.status >= 300) await throwForStatus(response, this.#apiKey);
-    const { text, truncated } = await readText(response, MAX_JSON_BYTES);
+    if (status >= 300) throw apiError(status, answered, text, this.#apiKey);
     if (this.#debug) {
-      const id = requestId(response.headers);
-      this.logger.debug(`${response.status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
+      const id = requestId(answered);
+      this.logger.debug(`${status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
     }
+    const where = this.#basePath + request.path;
     if (truncated) {
-      throw new ResponseTooLargeError(`The answer from ${response.url.pathname} is larger than ${MAX_JSON_BYTES} bytes; it was not read.`, {
+      throw new ResponseTooLargeError(`The answer from ${where} is larger than ${MAX_JSON_BYTES} bytes; it was not read.`, {
         limit: MAX_JSON_BYTES,
-        requestId: requestId(response.headers),
+        requestId: requestId(answered),
       });
     }
-    const data = parseBody(schema, text, response, this.#apiKey);
+    const data = parseBody(schema, text, where, answered, this.#apiKey);
     if (request.kind === 'create') this.#feedback?.admitted();
-    return { data, status: response.status, headers: response.headers };
+    return { data, status, headers: answered };
   }
 }
 
@@ -216,25 +221,26 @@ function queryString(query: APIRequest['query']): string {
   return text === '' ? '' : `?${text}`;
 }
 
-function parseBody<T extends z.ZodType>(schema: T, raw: string, response: SentResponse, secret: string): z.infer<T> {
+/** The answer's body, parsed and checked against `schema`; `where` is its path, for messages. */
+function parseBody<T extends z.ZodType>(schema: T, raw: string, where: string, headers: RawHeaders, secret: string): z.infer<T> {
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch {
     const text = scrub(raw, secret);
     throw new ResponseValidationError({
-      message: `Expected a JSON body from ${response.url.pathname}, got ${JSON.stringify(text.slice(0, 80))}.`,
+      message: `Expected a JSON body from ${where}, got ${JSON.stringify(text.slice(0, 80))}.`,
       body: text,
-      requestId: requestId(response.headers),
+      requestId: requestId(headers),
       problems: ['(body): not JSON'],
     });
   }
   const result = schema.safeParse(json);
   if (!result.success) {
-    const id = requestId(response.headers);
+    const id = requestId(headers);
     const problems = describeIssues(result.error).map((problem) => scrub(problem, secret));
     throw new ResponseValidationError({
-      message: `Unexpected response from ${response.url.pathname}: ${problems.join('; ')}${id ? ` [request id ${id}]` : ''}`,
+      message: `Unexpected response from ${where}: ${problems.join('; ')}${id ? ` [request id ${id}]` : ''}`,
       body: scrubValue(json, secret),
       requestId: id,
       problems,
