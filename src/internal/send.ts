@@ -61,6 +61,11 @@ function toConnectionError(error: unknown, signal: AbortSignal | undefined, time
   return result;
 }
 
+/** undici's options for an attempt: its idle timeouts (header and body) are our timeout too. */
+function undiciOptions({ origin, path, method, headers, body, timeout }: Attempt) {
+  return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: timeout };
+}
+
 /**
  * What both kinds of exchange share: the link to the caller's signal and a deadline, kept until `settle()`.
  * `stop(reason)` is how each kind cuts its request short.
@@ -152,9 +157,8 @@ export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: strin
   if (attempt.signal?.aborted) return Promise.reject(new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason }));
   return new Promise((resolve, reject) => {
     const gather = new Gather(attempt, secret, resolve, reject);
-    const { origin, path, method, headers, body, timeout } = attempt;
     try {
-      dispatcher.dispatch({ origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: timeout }, gather);
+      dispatcher.dispatch(undiciOptions(attempt), gather);
     } catch (error) {
       gather.onResponseError(undefined, error as Error);
     }
@@ -261,9 +265,7 @@ export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: str
   if (attempt.signal?.aborted) throw new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason });
   const streamed = new Streamed(attempt, secret);
   try {
-    const { origin, path, method, headers, body, timeout } = attempt;
-    const request = { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: timeout };
-    const response = await dispatcher.request({ ...request, signal: streamed.switch });
+    const response = await dispatcher.request({ ...undiciOptions(attempt), signal: streamed.switch });
     inFlight.delete(streamed);
     streamed.status = response.statusCode;
     streamed.headers = response.headers;

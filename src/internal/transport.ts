@@ -27,50 +27,32 @@ export interface TransportOptions {
   timeout: number;
   maxRetries: number;
   maxRetryDelay: number;
-  /** Told how each create was answered (the client's job limit learns from it). */
-  createFeedback?: CreateFeedback | undefined;
-}
-
-/** What the job limit learns from creates. */
-export interface CreateFeedback {
   /**
-   * A 429 answered a create (told once per attempt, retried or not), with how long ago that attempt was sent:
-   * a refusal of a request sent before the limit was last cut is old news.
+   * Told how each create was answered (the client's job limit learns from it): each 429, once per attempt, with
+   * how long ago that attempt was sent (a refusal of a request sent before the limit was last cut is old news),
+   * and each acceptance.
    */
-  throttled(retryAfterMs: number | undefined, attemptAgeMs: number): void;
-  /** A create was accepted: the jobs running fit. */
-  admitted(): void;
+  createFeedback?: {
+    throttled(retryAfterMs: number | undefined, attemptAgeMs: number): void;
+    admitted(): void;
+  };
 }
 
 /** Per-call settings of a streamed GET. */
 export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
 
 /**
- * @internal What lib's helpers (wait, download, content, generate) use of the HTTP side: requests under the retry
- * policy and streamed GETs, without the key or the send module's helpers. `Transport` is the one implementation.
+ * What lib's helpers (wait, download, content, generate) use of the HTTP side: requests under the retry policy and
+ * streamed GETs, without the key, the send helpers or anything else of the class. Not exported from the package.
  */
-export interface HTTPPort {
-  readonly logger: Logger;
-  /** The client's timeout of one attempt, in ms. */
-  readonly timeout: number;
-  /** The client's longest wait before a retry, in ms. */
-  readonly maxRetryDelay: number;
-  /** Absolute URL of an API path (`v1/...`). */
-  url(path: string): URL;
-  /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
-  request<T extends z.ZodType>(request: APIRequest, schema: T, options?: RequestOptions): Promise<Answer<z.infer<T>>>;
-  /** Run `attempt` under the retry policy for `kind`, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
-  withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R>;
-  /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
-  get(url: URL, options?: StreamOptions): Promise<SentResponse>;
-}
+export type HTTPPort = Pick<Transport, 'logger' | 'timeout' | 'maxRetryDelay' | 'url' | 'request' | 'withRetries' | 'get'>;
 
 /**
  * @internal The one HTTP path of the SDK, owned by the client and handed down to resources and helpers:
  * auth headers, retries, redirects that drop the key off the API origin, error mapping and scrubbing.
  * The key lives in a private field: nothing here returns it.
  */
-export class Transport implements HTTPPort {
+export class Transport {
   readonly timeout: number;
   readonly maxRetryDelay: number;
   readonly logger: Logger;
@@ -83,7 +65,7 @@ export class Transport implements HTTPPort {
   readonly #headers: Readonly<Record<string, string>>;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
-  readonly #feedback: CreateFeedback | undefined;
+  readonly #feedback: TransportOptions['createFeedback'];
   /** Whether debug lines are written: their strings are not even built otherwise. */
   readonly #debug: boolean;
   readonly #redact = (headers: RawHeaders) => redactHeaders(headers, this.#apiKey);
@@ -109,6 +91,7 @@ export class Transport implements HTTPPort {
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   }
 
+  /** Absolute URL of an API path (`v1/...`). */
   url(path: string): URL {
     return new URL(this.#basePath + path, this.#origin);
   }
@@ -132,10 +115,12 @@ export class Transport implements HTTPPort {
     return new APIPromise(answer, this.#redact);
   }
 
+  /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
   request<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions = {}): Promise<Answer<z.infer<T>>> {
     return this.withRetries(request.kind, options, (attempt) => this.#attempt(request, schema, options, attempt));
   }
 
+  /** Run `attempt` under the retry policy for `kind`, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
   withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
     const settings = {
       maxRetries: options.maxRetries ?? this.#maxRetries,
@@ -147,6 +132,7 @@ export class Transport implements HTTPPort {
     return withRetries(kind, settings, attempt);
   }
 
+  /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
   async get(url: URL, options: StreamOptions = {}): Promise<SentResponse> {
     const response = await followRedirects(url, this.#follow(url, options));
     return throwForStatus(response, this.#apiKey);
@@ -174,7 +160,7 @@ export class Transport implements HTTPPort {
 
   async #attempt<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions, attempt: number) {
     const body = request.body ? await request.body() : undefined;
-    // Strings, not a URL: parsing one per request cost more than the rest of this method.
+    // Strings, not a URL: one parse less per request (bench/poll.ts).
     const path = this.#basePath + request.path + queryString(request.query);
     const started = this.#debug ? performance.now() : 0;
     if (this.#debug) this.logger.debug(`${request.method} ${path} (attempt ${attempt})`);
@@ -182,43 +168,30 @@ export class Transport implements HTTPPort {
     // A fresh object per request: a dispatcher may add to it (ProxyAgent sets `host`).
     const headers = extra ? { ...this.#headers, ...safeHeaders(extra) } : { ...this.#headers };
     const timeout = options.timeout ?? this.timeout;
-    const {
-      status,
-      headers: answered,
-      text,
-      truncated,
-    } = await exchange(
-      this.#dispatcher,
-      { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal },
-      this.#apiKey,
-    );
-    if (status >= 300) throw apiError(status, answered, text, this.#apiKey);
+    const sent = { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal };
+    const answer = await exchange(this.#dispatcher, sent, this.#apiKey);
+    if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey);
     if (this.#debug) {
-      const id = requestId(answered);
-      this.logger.debug(`${status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
+      const id = requestId(answer.headers);
+      this.logger.debug(`${answer.status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
     }
     const where = this.#basePath + request.path;
-    if (truncated) {
+    if (answer.truncated) {
       throw new ResponseTooLargeError(`The answer from ${where} is larger than ${MAX_JSON_BYTES} bytes; it was not read.`, {
         limit: MAX_JSON_BYTES,
-        requestId: requestId(answered),
+        requestId: requestId(answer.headers),
       });
     }
-    const data = parseBody(schema, text, where, answered, this.#apiKey);
+    const data = parseBody(schema, answer.text, where, answer.headers, this.#apiKey);
     if (request.kind === 'create') this.#feedback?.admitted();
-    return { data, status, headers: answered };
+    return { data, status: answer.status, headers: answer.headers };
   }
 }
 
 /** `?a=1&b=2` of the defined values, or ''. */
 function queryString(query: APIRequest['query']): string {
-  if (query === undefined) return '';
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined && value !== null) params.set(key, String(value));
-  }
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
+  const defined = Object.entries(query ?? {}).flatMap(([key, value]) => (value == null ? [] : [[key, String(value)]]));
+  return defined.length === 0 ? '' : `?${new URLSearchParams(defined)}`;
 }
 
 /** The answer's body, parsed and checked against `schema`; `where` is its path, for messages. */
