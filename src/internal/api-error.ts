@@ -3,7 +3,7 @@ import { type APIError, type APIErrorDetail, apiErrorClass, RateLimitError } fro
 import type { RawHeaders } from './headers.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { parseRetryAfter } from './retry.js';
-import { MAX_ERROR_BYTES, readText, type SentResponse } from './send.js';
+import { readErrorText, type SentResponse } from './send.js';
 
 const MAX_TEXT_BODY = 2048;
 /** Problems listed in the message; the rest are counted there, and all of them are on `details`. */
@@ -78,15 +78,14 @@ function summarize(details: APIErrorDetail[]): string | undefined {
   return `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
 }
 
-/** Pass a 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
+/** Pass a streamed 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
 export async function throwForStatus(response: SentResponse, secret: string): Promise<SentResponse> {
   if (response.status < 300) return response;
-  const { text } = await readText(response, MAX_ERROR_BYTES);
-  throw makeAPIError(response.status, response.headers, text, secret);
+  throw apiError(response.status, response.headers, await readErrorText(response), secret);
 }
 
-/** Build the typed APIError for an error response. */
-function makeAPIError(status: number, rawHeaders: RawHeaders, text: string, secret: string): APIError {
+/** The typed APIError for an error response. */
+export function apiError(status: number, rawHeaders: RawHeaders, text: string, secret: string): APIError {
   const { body, code, message, details } = parseErrorBody(text, secret);
   const headers = redactHeaders(rawHeaders, secret);
   const requestId = headers['x-request-id'] ?? headers['request-id'];

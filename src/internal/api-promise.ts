@@ -15,7 +15,7 @@ export interface APIResponse<T> {
   headers: Record<string, string>;
 }
 
-/** @internal A parsed answer with the raw response it came in, as the transport returns it. */
+/** A parsed answer with the raw response it came in, as the transport returns it (not exported from the package). */
 export interface Answer<T> {
   data: T;
   status: number;

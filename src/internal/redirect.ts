@@ -65,7 +65,6 @@ function get(url: URL, headers: Record<string, string>, options: FollowOptions):
       headers: { ...headers },
       timeout: options.timeout,
       signal: options.signal,
-      stream: true,
     },
     options.secret,
   );

@@ -1,4 +1,4 @@
-import { APIConnectionError, APIConnectionTimeoutError, type APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
+import { APIConnectionError, type APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
 import { sleep } from './sleep.js';
 
 /**
@@ -14,30 +14,9 @@ import { sleep } from './sleep.js';
 /** What kind of request failed: `read` is idempotent, `create` may start a job. */
 export type RequestKind = 'read' | 'create';
 
-/** How one attempt failed, reduced to what the policy needs. */
-export type AttemptFailure =
-  | { kind: 'status'; status: number }
-  /** `sent: false` when the connection failed before any request byte left (refused, DNS, connect timeout). */
-  | { kind: 'connection'; sent: boolean }
-  | { kind: 'timeout'; sent: boolean }
-  | { kind: 'abort' };
-
 const RETRYABLE_READ_STATUS = new Set([408, 409, 429]);
 
-export function shouldRetry(request: RequestKind, failure: AttemptFailure): boolean {
-  switch (failure.kind) {
-    case 'abort':
-      return false;
-    case 'status':
-      if (request === 'create') return failure.status === 429 || failure.status === 503;
-      return RETRYABLE_READ_STATUS.has(failure.status) || failure.status >= 500;
-    case 'connection':
-    case 'timeout':
-      return request === 'read' || !failure.sent;
-  }
-}
-
-/** Connection errors raised before any byte of the request left (see `attemptFailure`). */
+/** Connection errors raised before any byte of the request left (refused, DNS, connect timeout). */
 const unsent = new WeakSet<Error>();
 
 /** Record that `error` (a connection error) happened before the request was sent: a create may be repeated. */
@@ -45,22 +24,18 @@ export function markUnsent(error: Error): void {
   unsent.add(error);
 }
 
-/** The retry policy's view of an error thrown by an attempt. */
-export function attemptFailure(error: unknown): AttemptFailure {
-  if (error instanceof APIUserAbortError) return { kind: 'abort' };
-  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', sent: !unsent.has(error) };
-  if (error instanceof APIConnectionError) return { kind: 'connection', sent: !unsent.has(error) };
-  const status = (error as APIError | undefined)?.status;
-  if (typeof status === 'number') return { kind: 'status', status };
-  return { kind: 'abort' };
-}
-
 /**
  * Whether an error thrown by a request of `kind` is worth trying again: for the transport's retries, a wait
  * riding out a failed poll, and a batch telling a refused create (no job started) from one that may have.
  */
 export function isRetryable(kind: RequestKind, error: unknown): boolean {
-  return shouldRetry(kind, attemptFailure(error));
+  if (error instanceof APIUserAbortError) return false;
+  // A timeout is a connection error too.
+  if (error instanceof APIConnectionError) return kind === 'read' || unsent.has(error);
+  const status = (error as Partial<APIError> | undefined)?.status;
+  if (typeof status !== 'number') return false;
+  if (kind === 'create') return status === 429 || status === 503;
+  return RETRYABLE_READ_STATUS.has(status) || status >= 500;
 }
 
 /**

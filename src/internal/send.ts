@@ -7,8 +7,9 @@ import { scrub } from './redact.js';
 import { markUnsent } from './retry.js';
 
 /**
- * The low-level HTTP exchange under the Transport: one request on undici with a timeout and the caller's
- * signal, a bounded body read, and failures mapped to the SDK's connection errors (the key scrubbed).
+ * The low-level HTTP exchanges under the Transport, on undici, each bounded by a timeout and the caller's signal,
+ * with failures mapped to the SDK's connection errors (the key scrubbed): `exchange` reads a whole (small) answer,
+ * `send` hands over a body to stream.
  */
 
 /** One HTTP exchange, before retries. */
@@ -17,95 +18,89 @@ export interface Attempt {
   origin: string;
   /** Path and query, from the root: `/v1/videos/vid_1`. */
   path: string;
-  method: 'GET' | 'POST' | 'HEAD';
+  method: 'GET' | 'POST';
   headers: Record<string, string>;
-  body?: Readable | string | undefined;
-  /** Milliseconds for the whole attempt (buffered) or for headers and each idle gap in the body (streamed). */
+  body?: Readable | undefined;
+  /** Milliseconds for the whole exchange (`exchange`) or until the headers, then each idle gap in the body (`send`). */
   timeout: number;
   signal?: AbortSignal | undefined;
-  /** The body will be streamed by the caller: after the headers, only idle gaps count against `timeout`. */
-  stream?: boolean;
 }
 
-/** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
-export interface SentResponse {
-  readonly status: number;
-  readonly headers: RawHeaders;
-  readonly body: Dispatcher.ResponseData['body'];
-  /** Where the answer came from. */
-  readonly url: URL;
-  /** Release the deadline and the signal link; call once the body is consumed or abandoned. */
-  done(): void;
-  /** The SDK error for a failure while reading the body (a stall, an abort, a dropped connection). */
-  fail(error: unknown): Error;
-  /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
-  release(): void;
-}
+/** Most bytes read of a JSON answer: a video object or a page of them is a few KiB. */
+export const MAX_JSON_BYTES = 8 << 20;
+/** Most bytes read of an error answer; the rest is dropped with the connection. */
+export const MAX_ERROR_BYTES = 64 << 10;
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 class TimeoutReason extends Error {}
 
+/** The error code of a failure or of its causes (undici wraps socket errors). */
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return (error as { code?: string } | undefined)?.code;
+}
+
+/** Map a thrown transport failure to one of the SDK's connection errors, keeping it as `cause`. */
+function toConnectionError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, secret: string): Error {
+  if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
+  if (signal?.aborted) return new APIUserAbortError('Request was aborted.', { cause: signal.reason });
+  const code = errorCode(error);
+  const detail = scrub(error instanceof Error ? error.message : String(error), secret);
+  const result =
+    timedOut || (code && TIMEOUT_CODES.has(code))
+      ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
+      : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
+  if (code && NOT_SENT_CODES.has(code)) markUnsent(result);
+  return result;
+}
+
+/** undici's options for an attempt: its idle timeouts (header and body) are our timeout too. */
+function undiciOptions({ origin, path, method, headers, body, timeout }: Attempt) {
+  return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: timeout };
+}
+
 /**
- * One request in flight, then its answer: the abort switch undici takes as `signal`, the deadline, the link to
- * the caller's signal. An EventEmitter as the switch (undici documents it): an AbortController here cost about
- * 12 µs per loopback request in listener bookkeeping (bench/poll.ts).
+ * What both kinds of exchange share: the link to the caller's signal and a deadline, kept until `settle()`.
+ * `stop(reason)` is how each kind cuts its request short.
  */
-class Exchange extends EventEmitter implements SentResponse {
-  aborted = false;
-  reason: unknown;
+abstract class Bounded {
   timedOut = false;
-  status = 0;
-  headers: RawHeaders = {};
-  body!: Dispatcher.ResponseData['body'];
   readonly deadline: number;
-  readonly #attempt: Attempt;
+  protected readonly attempt: Attempt;
   readonly #secret: string;
-  #url: URL | undefined;
-  readonly #onAbort = () => this.abort(this.#attempt.signal?.reason);
+  readonly #onAbort = () => this.stop(this.attempt.signal?.reason);
 
   constructor(attempt: Attempt, secret: string) {
-    super();
-    this.#attempt = attempt;
+    this.attempt = attempt;
     this.#secret = secret;
     attempt.signal?.addEventListener('abort', this.#onAbort, { once: true });
     this.deadline = performance.now() + attempt.timeout;
     watch(this);
   }
 
-  get url(): URL {
-    this.#url ??= new URL(this.#attempt.path, this.#attempt.origin);
-    return this.#url;
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
+  protected abstract stop(reason: unknown): void;
 
   /** The deadline passed. */
   expire(): void {
     this.timedOut = true;
-    this.abort(new TimeoutReason(`timed out after ${this.#attempt.timeout} ms`));
+    this.stop(new TimeoutReason(`timed out after ${this.attempt.timeout} ms`));
   }
 
-  done(): void {
+  /** Release the deadline and the signal link. */
+  settle(): void {
     inFlight.delete(this);
-    this.#attempt.signal?.removeEventListener('abort', this.#onAbort);
+    this.attempt.signal?.removeEventListener('abort', this.#onAbort);
   }
 
   fail(error: unknown): Error {
-    return toConnectionError(error, this.#attempt.signal, this.timedOut, this.#secret);
-  }
-
-  release(): void {
-    // undici reports the destroy as an 'error' event; nobody else listens any more.
-    this.body.on('error', () => {});
-    this.body.destroy();
-    this.done();
+    return toConnectionError(error, this.attempt.signal, this.timedOut, this.#secret);
   }
 }
 
@@ -114,11 +109,11 @@ class Exchange extends EventEmitter implements SentResponse {
  * request, created and cleared each time, cost about a twentieth of a poll's CPU (bench/poll.ts). An exchange
  * that ends only leaves the set; the timer, when it fires, expires what is due and sets itself for the next.
  */
-const inFlight = new Set<Exchange>();
+const inFlight = new Set<Bounded>();
 let timer: NodeJS.Timeout | undefined;
 let timerAt = Number.POSITIVE_INFINITY;
 
-function watch(exchange: Exchange): void {
+function watch(exchange: Bounded): void {
   inFlight.add(exchange);
   if (exchange.deadline < timerAt) setTimer(exchange.deadline);
 }
@@ -143,111 +138,216 @@ function expireDue(): void {
   if (next !== Number.POSITIVE_INFINITY) setTimer(next);
 }
 
-/** The error code of a failure or of its causes (undici wraps socket errors). */
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return (error as { code?: string } | undefined)?.code;
-}
-
-/** Map a thrown transport failure to one of the SDK's connection errors, keeping it as `cause`. */
-function toConnectionError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, secret?: string): Error {
-  if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
-  if (signal?.aborted) return new APIUserAbortError('Request was aborted.', { cause: signal.reason });
-  const code = errorCode(error);
-  const detail = scrub(error instanceof Error ? error.message : String(error), secret);
-  const result =
-    timedOut || (code && TIMEOUT_CODES.has(code))
-      ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
-      : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
-  if (code && NOT_SENT_CODES.has(code)) markUnsent(result);
-  return result;
-}
-
-/**
- * Send one request. Unless `stream` is set, the timeout covers the whole exchange including the body, so a body
- * that stalls after the headers still times out; the caller reads the body before calling `done()`.
- */
-export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
-  if (attempt.signal?.aborted) throw new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason });
-  const exchange = new Exchange(attempt, secret);
-  try {
-    const response = await dispatcher.request({
-      origin: attempt.origin,
-      path: attempt.path,
-      method: attempt.method,
-      headers: attempt.headers,
-      body: attempt.body ?? null,
-      signal: exchange,
-      headersTimeout: attempt.timeout,
-      bodyTimeout: attempt.timeout,
-    });
-    // A streamed body may legitimately take longer than `timeout` in total; undici's bodyTimeout
-    // still catches a stall, and the caller's signal stays linked until done().
-    if (attempt.stream) inFlight.delete(exchange);
-    exchange.status = response.statusCode;
-    exchange.headers = response.headers;
-    exchange.body = response.body;
-    return exchange;
-  } catch (error) {
-    exchange.done();
-    throw exchange.fail(error);
-  }
-}
-
-/** Most bytes read of a JSON answer: a video object or a page of them is a few KiB. */
-export const MAX_JSON_BYTES = 8 << 20;
-/** Most bytes read of an error answer; the rest is dropped with the connection. */
-export const MAX_ERROR_BYTES = 64 << 10;
-
-export interface BodyText {
+/** A whole answer: its body as text, at most `MAX_JSON_BYTES` (`MAX_ERROR_BYTES` for an error status). */
+export interface BufferedResponse {
+  status: number;
+  headers: RawHeaders;
   text: string;
   /** The body was longer than the limit: `text` holds its start and the connection was dropped. */
   truncated: boolean;
 }
 
 /**
- * Read a small response body as text, at most `limit` bytes (a hostile or broken server may send
- * hundreds of MiB, or never stop), mapping stalls and aborts to SDK errors.
+ * Send one request and read its whole answer, the timeout covering both (a body that stalls or drips after
+ * the headers still times out), at most so many bytes of body (a hostile or broken server may send hundreds of
+ * MiB, or never stop). A handler of undici's `dispatch` gathers the body: the stream `request()` builds for it
+ * cost more than the rest of a poll (bench/poll.ts).
  */
-export async function readText(response: SentResponse, limit: number): Promise<BodyText> {
-  try {
-    if (Number(header(response.headers, 'content-length')) > limit) {
-      response.release();
-      return { text: '', truncated: true };
+export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
+  if (attempt.signal?.aborted) return Promise.reject(new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason }));
+  return new Promise((resolve, reject) => {
+    const gather = new Gather(attempt, secret, resolve, reject);
+    try {
+      dispatcher.dispatch(undiciOptions(attempt), gather);
+    } catch (error) {
+      gather.onResponseError(undefined, error as Error);
     }
-    return await collect(response, limit);
+  });
+}
+
+/** The handler of one `exchange`. */
+class Gather extends Bounded implements Dispatcher.DispatchHandler {
+  #status = 0;
+  #headers: RawHeaders = {};
+  #limit = MAX_JSON_BYTES;
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Why the request must stop, when that was decided before undici handed over its controller. */
+  #stopped: Error | undefined;
+  #settled = false;
+  readonly #resolve: (response: BufferedResponse) => void;
+  readonly #reject: (error: Error) => void;
+
+  constructor(attempt: Attempt, secret: string, resolve: (response: BufferedResponse) => void, reject: (error: Error) => void) {
+    super(attempt, secret);
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#stopped) controller.abort(this.#stopped);
+  }
+
+  onResponseStart(_controller: unknown, status: number, headers: RawHeaders): void {
+    if (status < 200) return; // 1xx: the answer is still to come
+    this.#status = status;
+    this.#headers = headers;
+    this.#limit = status < 300 ? MAX_JSON_BYTES : MAX_ERROR_BYTES;
+    if (Number(header(headers, 'content-length')) > this.#limit) this.#finish(true);
+  }
+
+  onResponseData(_controller: unknown, chunk: Buffer): void {
+    if (this.#settled) return;
+    const room = this.#limit - this.#size;
+    this.#chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
+    this.#size += Math.min(chunk.length, room);
+    if (chunk.length > room) this.#finish(true);
+  }
+
+  onResponseEnd(): void {
+    this.#finish(false);
+  }
+
+  onResponseError(_controller: unknown, error: Error): void {
+    if (this.#end()) this.#reject(this.fail(error));
+  }
+
+  protected stop(reason: unknown): void {
+    const error = reason instanceof Error ? reason : new Error(String(reason));
+    if (this.#controller) {
+      this.#controller.abort(error);
+      return;
+    }
+    // Still queued for a connection: answer now, and stop the request if it ever starts.
+    this.#stopped = error;
+    this.onResponseError(undefined, error);
+  }
+
+  #finish(truncated: boolean): void {
+    if (!this.#end()) return;
+    const text = Buffer.concat(this.#chunks, this.#size).toString('utf8');
+    this.#resolve({ status: this.#status, headers: this.#headers, text, truncated });
+    // The rest of a body too long is dropped with its connection.
+    if (truncated) this.stop(new Error('answer too long'));
+  }
+
+  /** Settle once: true for the first call only. */
+  #end(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.settle();
+    return true;
+  }
+}
+
+/** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
+export interface SentResponse {
+  readonly status: number;
+  readonly headers: RawHeaders;
+  readonly body: Dispatcher.ResponseData['body'];
+  /** Where the answer came from. */
+  readonly url: URL;
+  /** Release the signal link; call once the body is consumed or abandoned. */
+  done(): void;
+  /** The SDK error for a failure while reading the body (a stall, an abort, a dropped connection). */
+  fail(error: unknown): Error;
+  /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
+  release(): void;
+}
+
+/**
+ * Send one request whose body the caller streams: the timeout bounds the wait for the headers, then each idle
+ * gap in the body (a download may rightly take longer than `timeout` in all).
+ */
+export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
+  if (attempt.signal?.aborted) throw new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason });
+  const streamed = new Streamed(attempt, secret);
+  try {
+    const response = await dispatcher.request({ ...undiciOptions(attempt), signal: streamed.switch });
+    inFlight.delete(streamed);
+    streamed.status = response.statusCode;
+    streamed.headers = response.headers;
+    streamed.body = response.body;
+    return streamed;
+  } catch (error) {
+    streamed.settle();
+    throw streamed.fail(error);
+  }
+}
+
+/**
+ * The abort switch undici takes as `signal`: an EventEmitter (undici documents it). An AbortController here cost
+ * about 12 µs per loopback request in listener bookkeeping.
+ */
+class AbortSwitch extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+}
+
+/** A streamed exchange, then its answer. */
+class Streamed extends Bounded implements SentResponse {
+  status = 0;
+  headers: RawHeaders = {};
+  body!: Dispatcher.ResponseData['body'];
+  readonly switch = new AbortSwitch();
+  #url: URL | undefined;
+
+  get url(): URL {
+    this.#url ??= new URL(this.attempt.path, this.attempt.origin);
+    return this.#url;
+  }
+
+  protected stop(reason: unknown): void {
+    if (this.switch.aborted) return;
+    this.switch.aborted = true;
+    this.switch.reason = reason;
+    this.switch.emit('abort');
+  }
+
+  done(): void {
+    this.settle();
+  }
+
+  release(): void {
+    // undici reports the destroy as an 'error' event; nobody else listens any more.
+    this.body.on('error', () => {});
+    this.body.destroy();
+    this.done();
+  }
+}
+
+/**
+ * Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`, mapping stalls and aborts to SDK
+ * errors. Events rather than `for await`: the async iterator destroys the body when it finishes, which can cost
+ * the keep-alive connection it came on.
+ */
+export async function readErrorText(response: SentResponse): Promise<string> {
+  try {
+    if (Number(header(response.headers, 'content-length')) > MAX_ERROR_BYTES) {
+      response.release();
+      return '';
+    }
+    return await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.body.on('data', (chunk: Buffer) => {
+        if (size + chunk.length <= MAX_ERROR_BYTES) {
+          chunks.push(chunk);
+          size += chunk.length;
+          return;
+        }
+        chunks.push(chunk.subarray(0, MAX_ERROR_BYTES - size));
+        response.release();
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      });
+      response.body.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+      response.body.once('error', reject);
+    });
   } catch (error) {
     throw response.fail(error);
   } finally {
     response.done();
   }
-}
-
-/**
- * Gather a body up to `limit` bytes. Events rather than `for await`: the async iterator destroys the body
- * when it finishes, which can cost the keep-alive connection it came on.
- */
-function collect(response: SentResponse, limit: number): Promise<BodyText> {
-  const { body } = response;
-  return new Promise<BodyText>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      if (size + chunk.length <= limit) {
-        chunks.push(chunk);
-        size += chunk.length;
-        return;
-      }
-      chunks.push(chunk.subarray(0, limit - size));
-      response.release();
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), truncated: true });
-    });
-    body.once('end', () => resolve({ text: Buffer.concat(chunks, size).toString('utf8'), truncated: false }));
-    body.once('error', reject);
-  });
 }

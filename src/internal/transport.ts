@@ -2,7 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AvatarVideoError, RateLimitError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues } from '../schemas.js';
-import { throwForStatus } from './api-error.js';
+import { apiError, throwForStatus } from './api-error.js';
 import { type Answer, APIPromise } from './api-promise.js';
 import { type RawHeaders, requestId, safeHeaders } from './headers.js';
 import type { Logger } from './logger.js';
@@ -10,7 +10,7 @@ import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { followRedirects, resolveRedirects } from './redirect.js';
 import type { APIRequest, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
-import { MAX_JSON_BYTES, readText, type SentResponse, send } from './send.js';
+import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
 
 export type { SentResponse } from './send.js';
 
@@ -27,50 +27,32 @@ export interface TransportOptions {
   timeout: number;
   maxRetries: number;
   maxRetryDelay: number;
-  /** Told how each create was answered (the client's job limit learns from it). */
-  createFeedback?: CreateFeedback | undefined;
-}
-
-/** What the job limit learns from creates. */
-export interface CreateFeedback {
   /**
-   * A 429 answered a create (told once per attempt, retried or not), with how long ago that attempt was sent:
-   * a refusal of a request sent before the limit was last cut is old news.
+   * Told how each create was answered (the client's job limit learns from it): each 429, once per attempt, with
+   * how long ago that attempt was sent (a refusal of a request sent before the limit was last cut is old news),
+   * and each acceptance.
    */
-  throttled(retryAfterMs: number | undefined, attemptAgeMs: number): void;
-  /** A create was accepted: the jobs running fit. */
-  admitted(): void;
+  createFeedback?: {
+    throttled(retryAfterMs: number | undefined, attemptAgeMs: number): void;
+    admitted(): void;
+  };
 }
 
 /** Per-call settings of a streamed GET. */
 export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
 
 /**
- * @internal What lib's helpers (wait, download, content, generate) use of the HTTP side: requests under the retry
- * policy and streamed GETs, without the key or the send module's helpers. `Transport` is the one implementation.
+ * What lib's helpers (wait, download, content, generate) use of the HTTP side: requests under the retry policy and
+ * streamed GETs, without the key, the send helpers or anything else of the class. Not exported from the package.
  */
-export interface HTTPPort {
-  readonly logger: Logger;
-  /** The client's timeout of one attempt, in ms. */
-  readonly timeout: number;
-  /** The client's longest wait before a retry, in ms. */
-  readonly maxRetryDelay: number;
-  /** Absolute URL of an API path (`v1/...`). */
-  url(path: string): URL;
-  /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
-  request<T extends z.ZodType>(request: APIRequest, schema: T, options?: RequestOptions): Promise<Answer<z.infer<T>>>;
-  /** Run `attempt` under the retry policy for `kind`, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
-  withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R>;
-  /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
-  get(url: URL, options?: StreamOptions): Promise<SentResponse>;
-}
+export type HTTPPort = Pick<Transport, 'logger' | 'timeout' | 'maxRetryDelay' | 'url' | 'request' | 'withRetries' | 'get'>;
 
 /**
  * @internal The one HTTP path of the SDK, owned by the client and handed down to resources and helpers:
  * auth headers, retries, redirects that drop the key off the API origin, error mapping and scrubbing.
  * The key lives in a private field: nothing here returns it.
  */
-export class Transport implements HTTPPort {
+export class Transport {
   readonly timeout: number;
   readonly maxRetryDelay: number;
   readonly logger: Logger;
@@ -83,7 +65,7 @@ export class Transport implements HTTPPort {
   readonly #headers: Readonly<Record<string, string>>;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
-  readonly #feedback: CreateFeedback | undefined;
+  readonly #feedback: TransportOptions['createFeedback'];
   /** Whether debug lines are written: their strings are not even built otherwise. */
   readonly #debug: boolean;
   readonly #redact = (headers: RawHeaders) => redactHeaders(headers, this.#apiKey);
@@ -109,6 +91,7 @@ export class Transport implements HTTPPort {
     this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   }
 
+  /** Absolute URL of an API path (`v1/...`). */
   url(path: string): URL {
     return new URL(this.#basePath + path, this.#origin);
   }
@@ -132,10 +115,12 @@ export class Transport implements HTTPPort {
     return new APIPromise(answer, this.#redact);
   }
 
+  /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
   request<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions = {}): Promise<Answer<z.infer<T>>> {
     return this.withRetries(request.kind, options, (attempt) => this.#attempt(request, schema, options, attempt));
   }
 
+  /** Run `attempt` under the retry policy for `kind`, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
   withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
     const settings = {
       maxRetries: options.maxRetries ?? this.#maxRetries,
@@ -147,6 +132,7 @@ export class Transport implements HTTPPort {
     return withRetries(kind, settings, attempt);
   }
 
+  /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
   async get(url: URL, options: StreamOptions = {}): Promise<SentResponse> {
     const response = await followRedirects(url, this.#follow(url, options));
     return throwForStatus(response, this.#apiKey);
@@ -174,7 +160,7 @@ export class Transport implements HTTPPort {
 
   async #attempt<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions, attempt: number) {
     const body = request.body ? await request.body() : undefined;
-    // Strings, not a URL: parsing one per request cost more than the rest of this method.
+    // Strings, not a URL: one parse less per request (bench/poll.ts).
     const path = this.#basePath + request.path + queryString(request.query);
     const started = this.#debug ? performance.now() : 0;
     if (this.#debug) this.logger.debug(`${request.method} ${path} (attempt ${attempt})`);
@@ -182,59 +168,52 @@ export class Transport implements HTTPPort {
     // A fresh object per request: a dispatcher may add to it (ProxyAgent sets `host`).
     const headers = extra ? { ...this.#headers, ...safeHeaders(extra) } : { ...this.#headers };
     const timeout = options.timeout ?? this.timeout;
-    const response = await send(
-      this.#dispatcher,
-      { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal },
-      this.#apiKey,
-    );
-    if (response.status >= 300) await throwForStatus(response, this.#apiKey);
-    const { text, truncated } = await readText(response, MAX_JSON_BYTES);
+    const sent = { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal };
+    const answer = await exchange(this.#dispatcher, sent, this.#apiKey);
+    if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey);
     if (this.#debug) {
-      const id = requestId(response.headers);
-      this.logger.debug(`${response.status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
+      const id = requestId(answer.headers);
+      this.logger.debug(`${answer.status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);
     }
-    if (truncated) {
-      throw new ResponseTooLargeError(`The answer from ${response.url.pathname} is larger than ${MAX_JSON_BYTES} bytes; it was not read.`, {
+    const where = this.#basePath + request.path;
+    if (answer.truncated) {
+      throw new ResponseTooLargeError(`The answer from ${where} is larger than ${MAX_JSON_BYTES} bytes; it was not read.`, {
         limit: MAX_JSON_BYTES,
-        requestId: requestId(response.headers),
+        requestId: requestId(answer.headers),
       });
     }
-    const data = parseBody(schema, text, response, this.#apiKey);
+    const data = parseBody(schema, answer.text, where, answer.headers, this.#apiKey);
     if (request.kind === 'create') this.#feedback?.admitted();
-    return { data, status: response.status, headers: response.headers };
+    return { data, status: answer.status, headers: answer.headers };
   }
 }
 
 /** `?a=1&b=2` of the defined values, or ''. */
 function queryString(query: APIRequest['query']): string {
-  if (query === undefined) return '';
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined && value !== null) params.set(key, String(value));
-  }
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
+  const defined = Object.entries(query ?? {}).flatMap(([key, value]) => (value == null ? [] : [[key, String(value)]]));
+  return defined.length === 0 ? '' : `?${new URLSearchParams(defined)}`;
 }
 
-function parseBody<T extends z.ZodType>(schema: T, raw: string, response: SentResponse, secret: string): z.infer<T> {
+/** The answer's body, parsed and checked against `schema`; `where` is its path, for messages. */
+function parseBody<T extends z.ZodType>(schema: T, raw: string, where: string, headers: RawHeaders, secret: string): z.infer<T> {
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch {
     const text = scrub(raw, secret);
     throw new ResponseValidationError({
-      message: `Expected a JSON body from ${response.url.pathname}, got ${JSON.stringify(text.slice(0, 80))}.`,
+      message: `Expected a JSON body from ${where}, got ${JSON.stringify(text.slice(0, 80))}.`,
       body: text,
-      requestId: requestId(response.headers),
+      requestId: requestId(headers),
       problems: ['(body): not JSON'],
     });
   }
   const result = schema.safeParse(json);
   if (!result.success) {
-    const id = requestId(response.headers);
+    const id = requestId(headers);
     const problems = describeIssues(result.error).map((problem) => scrub(problem, secret));
     throw new ResponseValidationError({
-      message: `Unexpected response from ${response.url.pathname}: ${problems.join('; ')}${id ? ` [request id ${id}]` : ''}`,
+      message: `Unexpected response from ${where}: ${problems.join('; ')}${id ? ` [request id ${id}]` : ''}`,
       body: scrubValue(json, secret),
       requestId: id,
       problems,

@@ -1,28 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter, retryDelay, shouldRetry } from '../../src/internal/retry.js';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AvatarVideoError } from '../../src/errors.js';
+import { backoff, isRetryable, markUnsent, parseRetryAfter, retryDelay } from '../../src/internal/retry.js';
 
-describe('shouldRetry', () => {
-  it.each([408, 409, 429, 500, 502, 503, 504])('retries a read after %i', (status) => {
-    expect(shouldRetry('read', { kind: 'status', status })).toBe(true);
+const status = (code: number) => new APIError({ status: code, message: `${code}`, headers: {}, body: null });
+/** A connection error raised before any byte of the request left (refused, DNS). */
+const unsent = <E extends Error>(error: E) => {
+  markUnsent(error);
+  return error;
+};
+
+describe('isRetryable', () => {
+  it.each([408, 409, 429, 500, 502, 503, 504])('retries a read after %i', (code) => {
+    expect(isRetryable('read', status(code))).toBe(true);
   });
-  it.each([400, 401, 403, 404, 422])('does not retry a read after %i', (status) => {
-    expect(shouldRetry('read', { kind: 'status', status })).toBe(false);
+  it.each([400, 401, 403, 404, 422])('does not retry a read after %i', (code) => {
+    expect(isRetryable('read', status(code))).toBe(false);
   });
   it('retries a create only where the job certainly did not start', () => {
-    expect(shouldRetry('create', { kind: 'status', status: 429 })).toBe(true);
-    expect(shouldRetry('create', { kind: 'status', status: 503 })).toBe(true);
-    expect(shouldRetry('create', { kind: 'status', status: 500 })).toBe(false);
-    expect(shouldRetry('create', { kind: 'status', status: 502 })).toBe(false);
-    expect(shouldRetry('create', { kind: 'status', status: 409 })).toBe(false);
-    expect(shouldRetry('create', { kind: 'connection', sent: false })).toBe(true);
-    expect(shouldRetry('create', { kind: 'connection', sent: true })).toBe(false);
-    expect(shouldRetry('create', { kind: 'timeout', sent: true })).toBe(false);
+    expect(isRetryable('create', status(429))).toBe(true);
+    expect(isRetryable('create', status(503))).toBe(true);
+    expect(isRetryable('create', status(500))).toBe(false);
+    expect(isRetryable('create', status(502))).toBe(false);
+    expect(isRetryable('create', status(409))).toBe(false);
+    expect(isRetryable('create', unsent(new APIConnectionError()))).toBe(true);
+    expect(isRetryable('create', unsent(new APIConnectionTimeoutError()))).toBe(true);
+    expect(isRetryable('create', new APIConnectionError())).toBe(false);
+    expect(isRetryable('create', new APIConnectionTimeoutError())).toBe(false);
   });
-  it('retries reads after connection failures and timeouts, never after an abort', () => {
-    expect(shouldRetry('read', { kind: 'connection', sent: true })).toBe(true);
-    expect(shouldRetry('read', { kind: 'timeout', sent: true })).toBe(true);
-    expect(shouldRetry('read', { kind: 'abort' })).toBe(false);
-    expect(shouldRetry('create', { kind: 'abort' })).toBe(false);
+  it('retries reads after connection failures and timeouts, never after an abort or a local error', () => {
+    expect(isRetryable('read', new APIConnectionError())).toBe(true);
+    expect(isRetryable('read', new APIConnectionTimeoutError())).toBe(true);
+    expect(isRetryable('read', new APIUserAbortError())).toBe(false);
+    expect(isRetryable('create', new APIUserAbortError())).toBe(false);
+    expect(isRetryable('read', new AvatarVideoError('a bad id'))).toBe(false);
+    expect(isRetryable('read', new TypeError('a bug'))).toBe(false);
   });
 });
 
@@ -64,5 +75,13 @@ describe('retryDelay', () => {
   });
   it('caps computed delays at maxRetryDelay', () => {
     expect(retryDelay(5, undefined, { maxRetryDelay: 100, random: () => 0 })).toBe(100);
+  });
+});
+
+describe('backoff', () => {
+  it('doubles from the first delay up to the cap, jittered down by at most a quarter', () => {
+    expect([1, 2, 3, 4, 5].map((n) => backoff(n, 10, 100, () => 0))).toEqual([10, 20, 40, 80, 100]);
+    expect(backoff(1, 2_000, 10_000, () => 1)).toBe(1_500);
+    expect(backoff(9, 2_000, 10_000, () => 1)).toBe(7_500);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type APIPromise, type APIResponse, AvatarVideo, NotFoundError } from '../../src/index.js';
+import { type APIPromise, type APIResponse, AvatarVideo, NotFoundError, type Video } from '../../src/index.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
 const KEY = 'sk-with-response-secret-42';
@@ -100,12 +100,15 @@ describe('one request per call', () => {
 
   it('is a Promise, and a failed call rejects both ways with the same error', async () => {
     const { client, server } = await api();
+    // Where a Promise of the result was expected before, the APIPromise still fits.
+    const typed: Promise<Video> = client.videos.retrieve('vid_1');
+    await typed;
     const call: APIPromise<unknown> = client.videos.retrieve('vid_missing');
     expect(call).toBeInstanceOf(Promise);
     const [awaited, described] = await Promise.all([call.catch((e: unknown) => e), call.withResponse().catch((e: unknown) => e)]);
     expect(awaited).toBeInstanceOf(NotFoundError);
     expect(described).toBe(awaited);
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
     // Used only through withResponse(), a failure rejects that promise alone: no unhandled rejection besides.
     await expect(client.videos.retrieve('vid_missing').withResponse()).rejects.toBeInstanceOf(NotFoundError);
   });
