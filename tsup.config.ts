@@ -14,8 +14,6 @@ export default defineConfig([
     sourcemap: true,
     clean: true,
     splitting: false,
-    // p-retry is ESM-only: bundle it so the CommonJS build can be required.
-    noExternal: ['p-retry', 'is-network-error'],
     // import.meta.url in the CommonJS build (testing/msw.ts resolves msw from its own location).
     shims: true,
   },
