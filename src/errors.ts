@@ -25,9 +25,6 @@ export class AvatarVideoError extends Error {
   declare readonly videoId?: string;
 }
 
-/** Body of an error response, parsed tolerantly: JSON object, plain text, or an HTML page from a proxy. */
-export type ErrorBody = unknown;
-
 /**
  * One problem named by a validation error body (FastAPI's `{"detail": [{loc, msg, type}]}`).
  * For example `{ location: 'body.audio_reference', message: 'Field required', type: 'missing' }`.
@@ -52,7 +49,7 @@ export class APIError extends AvatarVideoError {
   /** Response headers, with credential-bearing ones replaced by `[redacted]`. */
   readonly headers: Record<string, string>;
   /** The parsed response body (JSON value, or text truncated to 2 KB). */
-  readonly body: ErrorBody;
+  readonly body: unknown;
   /**
    * Each problem a validation body named (a `detail` array, as a 422 carries), in the body's order;
    * the message lists the first 10. Empty when the body named none (including a `detail` that is a string).
@@ -65,7 +62,7 @@ export class APIError extends AvatarVideoError {
     code?: string | undefined;
     requestId?: string | undefined;
     headers: Record<string, string>;
-    body: ErrorBody;
+    body: unknown;
     details?: APIErrorDetail[] | undefined;
   }) {
     super(init.message);

@@ -3,7 +3,41 @@ import { AvatarVideo } from './client.js';
 export { AvatarVideo };
 export default AvatarVideo;
 export type { ClientOptions, JobConcurrency, MediaLimits, RequestOptions } from './client.js';
-export * from './errors.js';
+export {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  type APIErrorDetail,
+  APIUserAbortError,
+  AuthenticationError,
+  AvatarVideoError,
+  BadRequestError,
+  BatchInputError,
+  type BatchProblem,
+  ConflictError,
+  DownloadIntegrityError,
+  type FailedSegment,
+  InternalServerError,
+  InvalidArgumentError,
+  JoinError,
+  type MediaIssueCode,
+  MediaValidationError,
+  type MediaValidationIssue,
+  NotFoundError,
+  OutputPathError,
+  type OutputPathProblem,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  SegmentFailedError,
+  UnprocessableEntityError,
+  UploadInputError,
+  VideoCancelledError,
+  VideoFailedError,
+  VideoNotReadyError,
+  WaitTimeoutError,
+} from './errors.js';
 export type { APIPromise, APIResponse } from './internal/api-promise.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export type {
