@@ -233,14 +233,12 @@ export interface MediaValidationIssue {
  * Not an `APIError`: no request was made.
  */
 export class MediaValidationError extends named(AvatarVideoError, 'MediaValidationError') {
-  readonly issues: MediaValidationIssue[];
-  constructor(issues: MediaValidationIssue[]) {
+  constructor(readonly issues: MediaValidationIssue[]) {
     super(
       issues.length === 1
         ? (issues[0]?.message ?? 'Invalid media.')
         : `${issues.length} problems with the inputs:\n${issues.map((issue) => `- ${issue.message}`).join('\n')}`,
     );
-    this.issues = issues;
   }
 }
 
@@ -258,13 +256,10 @@ export interface BatchProblem {
 
 /** Some batch items are unusable; nothing was created. `problems` lists every one, not just the first. */
 export class BatchInputError extends named(AvatarVideoError, 'BatchInputError') {
-  readonly problems: BatchProblem[];
-
-  constructor(problems: BatchProblem[]) {
+  constructor(readonly problems: BatchProblem[]) {
     const shown = problems.slice(0, 20).map((p) => `- ${p.key !== undefined ? `${p.key}: ` : `item ${p.index}: `}${p.message}`);
     const more = problems.length > shown.length ? [`- and ${problems.length - shown.length} more`] : [];
     super(`${problems.length} problem(s) with the batch items; nothing was created:\n${[...shown, ...more].join('\n')}`);
-    this.problems = problems;
   }
 }
 
@@ -292,11 +287,8 @@ export class VideoFailedError extends named(AvatarVideoError, 'VideoFailedError'
 
 /** The job ended CANCELLED. */
 export class VideoCancelledError extends named(AvatarVideoError, 'VideoCancelledError') {
-  readonly video: Video;
-
-  constructor(video: Video) {
+  constructor(readonly video: Video) {
     super(`Video ${video.id} was cancelled.`);
-    this.video = video;
   }
 }
 
@@ -317,11 +309,8 @@ export class WaitTimeoutError extends named(AvatarVideoError, 'WaitTimeoutError'
 
 /** `download` was asked for a video that is not COMPLETE; no content request was sent. */
 export class VideoNotReadyError extends named(AvatarVideoError, 'VideoNotReadyError') {
-  readonly video: Video;
-
-  constructor(video: Video) {
+  constructor(readonly video: Video) {
     super(`Video ${video.id} is ${video.status}; it can be downloaded only once it is COMPLETE.`);
-    this.video = video;
   }
 }
 
