@@ -50,8 +50,7 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
 }
 
 function env(name: string): string | undefined {
-  const value = typeof process !== 'undefined' ? process.env[name] : undefined;
-  return value?.trim() || undefined;
+  return process.env[name]?.trim() || undefined;
 }
 
 function validateBaseURL(raw: string, allowInsecureHttp: boolean): URL {

@@ -69,12 +69,7 @@ export type Video = {
   video_id?: string;
 };
 
-// The schemas are typed by the interfaces above: a field added to one and not the other does not compile.
-export const VideoErrorSchema: z.ZodType<VideoError> = z.looseObject({
-  code: z.string(),
-  message: z.string(),
-});
-
+// The schema is typed by the type above (see VideoSchema): a field added to one and not the other does not compile.
 const VideoObjectSchema = z.looseObject({
   id: z.string(),
   object: z.string().optional(),
@@ -82,7 +77,7 @@ const VideoObjectSchema = z.looseObject({
   created_at: z.number(),
   completed_at: z.number().nullable().optional(),
   progress: z.number().nullable().optional(),
-  error: VideoErrorSchema.nullable().optional(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable().optional(),
   model: modelSchema.nullable().optional(),
   generation_mode: optionalString,
   aspect_ratio: optionalString,

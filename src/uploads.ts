@@ -27,6 +27,5 @@ export class NamedUpload {
  * await client.videos.create({ audio_reference: toFile(buffer, 'speech.wav'), image_reference: './me.png' });
  */
 export function toFile(data: Uploadable, name: string): NamedUpload {
-  if (data instanceof NamedUpload) return new NamedUpload(data.data, name);
-  return new NamedUpload(data, name);
+  return new NamedUpload(data instanceof NamedUpload ? data.data : data, name);
 }
