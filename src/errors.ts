@@ -25,19 +25,6 @@ export class AvatarVideoError extends Error {
   declare readonly videoId?: string;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: TypeScript takes a class as a mixin's base only if it accepts `...args: any[]`.
-type ErrorClass = new (...args: any[]) => AvatarVideoError;
-
-/**
- * `Base` with its instances named `errorName`, an own enumerable field (so JSON and util.inspect show it). Every
- * class below extends one, so what all of them share (such as a brand for `instanceof`) is written here, once.
- */
-function named<B extends ErrorClass>(Base: B, errorName: string): B {
-  return class extends Base {
-    override name = errorName;
-  };
-}
-
 /**
  * One problem named by a validation error body (FastAPI's `{"detail": [{loc, msg, type}]}`).
  * For example `{ location: 'body.audio_reference', message: 'Field required', type: 'missing' }`.
@@ -51,7 +38,8 @@ export interface APIErrorDetail {
   type?: string;
 }
 
-export class APIError extends named(AvatarVideoError, 'APIError') {
+export class APIError extends AvatarVideoError {
+  override name = 'APIError';
   /** HTTP status code of the response. */
   readonly status: number;
   /** Machine-readable code from the error body, when the body had one. */
@@ -102,51 +90,70 @@ export class APIError extends named(AvatarVideoError, 'APIError') {
 }
 
 /** 400: the request was malformed (both or neither visual reference, an unknown field, a wrong format). */
-export class BadRequestError extends named(APIError, 'BadRequestError') {}
+export class BadRequestError extends APIError {
+  override name = 'BadRequestError';
+}
 /** 401: the API key is missing or wrong. */
-export class AuthenticationError extends named(APIError, 'AuthenticationError') {}
+export class AuthenticationError extends APIError {
+  override name = 'AuthenticationError';
+}
 /** 403: the key may not do this; video references are a gated preview. */
-export class PermissionDeniedError extends named(APIError, 'PermissionDeniedError') {}
+export class PermissionDeniedError extends APIError {
+  override name = 'PermissionDeniedError';
+}
 /** 404: no such video. */
-export class NotFoundError extends named(APIError, 'NotFoundError') {}
+export class NotFoundError extends APIError {
+  override name = 'NotFoundError';
+}
 /** 409: the video is not in a state that allows this (content before COMPLETE). */
-export class ConflictError extends named(APIError, 'ConflictError') {}
+export class ConflictError extends APIError {
+  override name = 'ConflictError';
+}
 /**
  * 422: the input was refused: a part missing, a value outside what the service accepts (a model name, a list
  * `limit` above 100), a duration out of range. `details` names each problem when the body listed them.
  */
-export class UnprocessableEntityError extends named(APIError, 'UnprocessableEntityError') {}
+export class UnprocessableEntityError extends APIError {
+  override name = 'UnprocessableEntityError';
+}
 /** 429: slow down. `retryAfter` holds the server's hint in milliseconds when it sent one. */
-export class RateLimitError extends named(APIError, 'RateLimitError') {
+export class RateLimitError extends APIError {
+  override name = 'RateLimitError';
   /** Milliseconds the server asked to wait (from `Retry-After`), if it said. */
   retryAfter: number | undefined;
 }
 /** 5xx: the service failed. */
-export class InternalServerError extends named(APIError, 'InternalServerError') {}
+export class InternalServerError extends APIError {
+  override name = 'InternalServerError';
+}
 
 /** The request never produced a usable response: DNS, refused, reset, TLS. `cause` holds the original failure. */
-export class APIConnectionError extends named(AvatarVideoError, 'APIConnectionError') {
+export class APIConnectionError extends AvatarVideoError {
+  override name = 'APIConnectionError';
   constructor(message = 'Connection error.', options?: { cause?: unknown }) {
     super(message, options);
   }
 }
 
 /** An attempt took longer than `timeout`, including a body that stalled after the headers. */
-export class APIConnectionTimeoutError extends named(APIConnectionError, 'APIConnectionTimeoutError') {
+export class APIConnectionTimeoutError extends APIConnectionError {
+  override name = 'APIConnectionTimeoutError';
   constructor(message = 'Request timed out.', options?: { cause?: unknown }) {
     super(message, options);
   }
 }
 
 /** The caller's `AbortSignal` fired. `cause` is the signal's reason. */
-export class APIUserAbortError extends named(AvatarVideoError, 'APIUserAbortError') {
+export class APIUserAbortError extends AvatarVideoError {
+  override name = 'APIUserAbortError';
   constructor(message = 'Request was aborted.', options?: { cause?: unknown }) {
     super(message, options);
   }
 }
 
 /** A 2xx response whose body does not match the spec (a required field missing or of the wrong type). */
-export class ResponseValidationError extends named(AvatarVideoError, 'ResponseValidationError') {
+export class ResponseValidationError extends AvatarVideoError {
+  override name = 'ResponseValidationError';
   /** The raw parsed body that failed validation. */
   readonly body: unknown;
   readonly requestId: string | undefined;
@@ -161,7 +168,8 @@ export class ResponseValidationError extends named(AvatarVideoError, 'ResponseVa
 }
 
 /** A response body larger than the SDK reads (a JSON answer over 8 MiB). The connection was dropped unread. */
-export class ResponseTooLargeError extends named(AvatarVideoError, 'ResponseTooLargeError') {
+export class ResponseTooLargeError extends AvatarVideoError {
+  override name = 'ResponseTooLargeError';
   /** The most bytes the SDK reads for this kind of body. */
   readonly limit: number;
   readonly requestId: string | undefined;
@@ -172,10 +180,13 @@ export class ResponseTooLargeError extends named(AvatarVideoError, 'ResponseTooL
   }
 }
 
+/** What is wrong with a destination, as {@link OutputPathError.code}. */
+
 // --- Inputs refused before any request: nothing was uploaded or paid for ---
 
 /** A method was called with an argument it cannot send, e.g. `list({ limit: 500 })`. Nothing was requested. */
-export class InvalidArgumentError extends named(AvatarVideoError, 'InvalidArgumentError') {
+export class InvalidArgumentError extends AvatarVideoError {
+  override name = 'InvalidArgumentError';
   /** The argument at fault, e.g. `limit`. */
   readonly argument: string;
   constructor(argument: string, message: string) {
@@ -191,7 +202,8 @@ export type OutputPathProblem = 'invalid' | 'folder_missing' | 'not_a_folder' | 
  * A destination the SDK cannot save to: its folder is missing, not a folder or not writable, or the path is a
  * folder itself. Found before any job was created, so nothing was paid for.
  */
-export class OutputPathError extends named(AvatarVideoError, 'OutputPathError') {
+export class OutputPathError extends AvatarVideoError {
+  override name = 'OutputPathError';
   /** The absolute path refused (the folder itself, for a work folder). */
   readonly path: string;
   readonly code: OutputPathProblem;
@@ -207,7 +219,9 @@ export class OutputPathError extends named(AvatarVideoError, 'OutputPathError') 
 }
 
 /** An input that cannot be an upload at all: a remote URL, a number, a missing file, a stream that failed. */
-export class UploadInputError extends named(AvatarVideoError, 'UploadInputError') {}
+export class UploadInputError extends AvatarVideoError {
+  override name = 'UploadInputError';
+}
 
 /** Codes of {@link MediaValidationIssue}. */
 export type MediaIssueCode =
@@ -232,7 +246,9 @@ export interface MediaValidationIssue {
  * Local checks found problems before anything was uploaded. `issues` lists every problem at once.
  * Not an `APIError`: no request was made.
  */
-export class MediaValidationError extends named(AvatarVideoError, 'MediaValidationError') {
+export class MediaValidationError extends AvatarVideoError {
+  override name = 'MediaValidationError';
+
   constructor(readonly issues: MediaValidationIssue[]) {
     super(
       issues.length === 1
@@ -255,7 +271,9 @@ export interface BatchProblem {
 }
 
 /** Some batch items are unusable; nothing was created. `problems` lists every one, not just the first. */
-export class BatchInputError extends named(AvatarVideoError, 'BatchInputError') {
+export class BatchInputError extends AvatarVideoError {
+  override name = 'BatchInputError';
+
   constructor(readonly problems: BatchProblem[]) {
     const shown = problems.slice(0, 20).map((p) => `- ${p.key !== undefined ? `${p.key}: ` : `item ${p.index}: `}${p.message}`);
     const more = problems.length > shown.length ? [`- and ${problems.length - shown.length} more`] : [];
@@ -268,7 +286,8 @@ export class BatchInputError extends named(AvatarVideoError, 'BatchInputError') 
 const RATE_LIMIT_CODE = /rate.?limit/i;
 
 /** The job ended FAILED. `code` and `message` come from `video.error`. */
-export class VideoFailedError extends named(AvatarVideoError, 'VideoFailedError') {
+export class VideoFailedError extends AvatarVideoError {
+  override name = 'VideoFailedError';
   readonly video: Video;
   /** Machine-readable reason from `video.error.code`, when the service gave one. */
   readonly code: string | undefined;
@@ -286,14 +305,17 @@ export class VideoFailedError extends named(AvatarVideoError, 'VideoFailedError'
 }
 
 /** The job ended CANCELLED. */
-export class VideoCancelledError extends named(AvatarVideoError, 'VideoCancelledError') {
+export class VideoCancelledError extends AvatarVideoError {
+  override name = 'VideoCancelledError';
+
   constructor(readonly video: Video) {
     super(`Video ${video.id} was cancelled.`);
   }
 }
 
 /** The wait's deadline passed before the job finished. The job itself keeps running on the service. */
-export class WaitTimeoutError extends named(AvatarVideoError, 'WaitTimeoutError') {
+export class WaitTimeoutError extends AvatarVideoError {
+  override name = 'WaitTimeoutError';
   /** The last state seen, or undefined when no poll succeeded. `cause` then holds the last poll's error. */
   readonly video: Video | undefined;
   /** The wait's deadline that passed (the `waitTimeout` option), in milliseconds. */
@@ -308,7 +330,9 @@ export class WaitTimeoutError extends named(AvatarVideoError, 'WaitTimeoutError'
 }
 
 /** `download` was asked for a video that is not COMPLETE; no content request was sent. */
-export class VideoNotReadyError extends named(AvatarVideoError, 'VideoNotReadyError') {
+export class VideoNotReadyError extends AvatarVideoError {
+  override name = 'VideoNotReadyError';
+
   constructor(readonly video: Video) {
     super(`Video ${video.id} is ${video.status}; it can be downloaded only once it is COMPLETE.`);
   }
@@ -327,7 +351,8 @@ export interface FailedSegment {
 }
 
 /** A segment's jobs kept failing; earlier finished segments stay in the work folder for a rerun. */
-export class SegmentFailedError extends named(AvatarVideoError, 'SegmentFailedError') {
+export class SegmentFailedError extends AvatarVideoError {
+  override name = 'SegmentFailedError';
   readonly segmentIndex: number;
   readonly jobId: string;
   readonly code: string | undefined;
@@ -352,7 +377,8 @@ export class SegmentFailedError extends named(AvatarVideoError, 'SegmentFailedEr
  * A download finished but the bytes are not a video the SDK can vouch for: a JSON, HTML or text answer,
  * a size that differs from the announced one, or an MP4 whose boxes do not add up. Nothing was saved.
  */
-export class DownloadIntegrityError extends named(AvatarVideoError, 'DownloadIntegrityError') {
+export class DownloadIntegrityError extends AvatarVideoError {
+  override name = 'DownloadIntegrityError';
   /** What failed, e.g. `content type application/json is not a video`. */
   readonly reason: string;
   override readonly videoId: string;
@@ -373,7 +399,8 @@ export class DownloadIntegrityError extends named(AvatarVideoError, 'DownloadInt
  * one MP4 with the first input's without re-encoding (a different codec, size, sample rate, channel count or decoder
  * configuration). Nothing was written.
  */
-export class JoinError extends named(AvatarVideoError, 'JoinError') {
+export class JoinError extends AvatarVideoError {
+  override name = 'JoinError';
   /** The input that could not be joined. */
   readonly file: string;
   /** Each difference from the first input, e.g. `video size: 720x1280 (first input: 1280x720)`. Empty for unreadable files. */
