@@ -28,11 +28,11 @@ export interface JobConcurrency {
 }
 
 export interface LimiterOptions {
-  /** `'auto'`: adapt between 1 and 64 (the client's connection pool), starting at 2; a number fixes the limit. @default 'auto' */
+  /** `'auto'`: adapt between 1 and 64, starting at 2; a number fixes the limit. @default 'auto' */
   concurrency?: 'auto' | number;
-  /** What a job's error teaches the policy; the client passes its classifier. @default () => 'unknown' */
+  /** What a job's error teaches the policy. @default () => 'unknown' */
   outcomeOf?: (error: unknown) => JobOutcome;
-  /** Clock in ms; injected by tests. @default performance.now */
+  /** Clock in ms. @default performance.now */
   now?: () => number;
 }
 
@@ -66,10 +66,9 @@ export function concurrencyBounds(value: 'auto' | number | undefined, name: stri
 }
 
 /**
- * The client's one limit on jobs running at once, shared by `generateBatch`, `generateLong` and
- * `createAndWait`/`generate`: each job runs through {@link run}, holding a place from its create to its end, and
- * each is counted once here, whoever runs it. The limit itself comes from the pure policy in
- * adaptive-concurrency.ts; this class only queues, counts and keeps time.
+ * The client's one limit on jobs running at once, shared by batches, long videos and `createAndWait`: each job
+ * runs through {@link run}, counted once here. The limit comes from the policy in adaptive-concurrency.ts; this
+ * class only queues, counts and keeps time.
  * @internal
  */
 export class ConcurrencyLimiter {
@@ -103,11 +102,6 @@ export class ConcurrencyLimiter {
     return this.#state.jobMs;
   }
 
-  /** Jobs holding a place. */
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
   /** The limiter's clock, in ms: `startedAt` of {@link throttled} is read from it. */
   now(): number {
     return this.#now();
@@ -121,10 +115,9 @@ export class ConcurrencyLimiter {
   }
 
   /**
-   * Run `job` (a job's create and wait) once it has a place, in arrival order among jobs of the same bounds, and
-   * give the place back when it settles, teaching the policy how it ended. A resumed job takes its place at once,
-   * over the limit if need be: it already runs on the service, so holding it back would not lighten the service's
-   * load, only hide it from the count (and new creates would then be refused), and delay its download.
+   * Run `job` (a job's create and wait) once it has a place, in arrival order, and teach the policy how it ended.
+   * A resumed job takes its place at once, over the limit if need be: it already runs on the service, so holding
+   * it back would only hide it from the count (and new creates would be refused).
    * @throws APIUserAbortError if `signal` fires while it waits for a place.
    */
   async run<T>(job: () => Promise<T>, options: RunOptions = {}): Promise<T> {
@@ -197,10 +190,7 @@ export class ConcurrencyLimiter {
     this.#pump();
   }
 
-  /**
-   * Grant waiting places while there is room, in order; a waiter whose bounds leave no room lets the next one
-   * through (one with other bounds may fit). During a pause, come back when it ends.
-   */
+  /** Grant waiting places in order while there is room (a waiter of other bounds may fit); after a pause, again. */
   #pump(): void {
     clearTimeout(this.#timer);
     const now = this.#now();

@@ -125,9 +125,7 @@ async function openPath(path: string, name: string, onDispose?: () => Promise<vo
     },
     // 1 MiB reads keep per-chunk overhead low for large video references.
     toFile: (fileName, type) => fileLike(fileName, type, size, () => createReadStream(path, { highWaterMark: 1 << 20 })),
-    dispose: async () => {
-      await onDispose?.();
-    },
+    dispose: async () => onDispose?.(),
   };
 }
 
