@@ -12,10 +12,7 @@ const ABANDONED_MS = 60 * 60_000;
 /** What follows the destination's name in a temp file's name: `.` + 12 hex digits + `.part`. */
 const TAIL = /^\.[0-9a-f]{12}\.part$/;
 const TAIL_LENGTH = 18;
-/**
- * A 64 KiB write into the page cache takes tens of microseconds; a slow one may be a slow disk or just a busy
- * machine, so only {@link SLOW_WRITES_BEFORE_ASYNC} of them switch the rest of the file to async writes.
- */
+/** A 64 KiB write to the page cache takes tens of µs; one slow write may be a busy machine, so it takes three. */
 const SLOW_SYNC_WRITE_MS = 20;
 const SLOW_WRITES_BEFORE_ASYNC = 3;
 /** Bytes between background flushes, so that the flush before the rename has little left: a few per video. */
@@ -82,7 +79,7 @@ class AtomicFile {
     if (this.#error) throw this.#error;
   }
 
-  /** Read back up to `length` bytes at `offset` (after {@link drain}). */
+  /** Read back up to `length` bytes at `offset`, after {@link drain}. */
   async read(offset: number, length: number): Promise<Uint8Array> {
     const buffer = Buffer.alloc(Math.max(0, Math.min(length, this.#size - offset)));
     const { bytesRead } = await this.handle.read(buffer, 0, buffer.byteLength, offset);
@@ -136,9 +133,8 @@ class AtomicFile {
 export type { AtomicFile };
 
 /**
- * Save `destination` atomically: `fill` writes the temporary file (or is the whole content). If anything fails
- * (an abort is `fill`'s to notice), the temporary file goes, `destination` is untouched and the error passes
- * through. Stale temporary files of the same destination go first.
+ * Save `destination` atomically: `fill` writes the temporary file (or is the whole content). If anything fails (an
+ * abort is `fill`'s to notice), the temporary file goes and `destination` is untouched.
  * @returns what `fill` resolved with.
  */
 export async function writeFileAtomic<T = void>(
@@ -166,10 +162,7 @@ export async function writeFileAtomic<T = void>(
   }
 }
 
-/**
- * Flush `folder`'s entries, so that a file renamed into it is still there after a power cut. Best effort: where a
- * folder cannot be flushed (Windows, some network file systems), the file's data is on disk already.
- */
+/** Flush `folder`'s entries, so that a rename survives a power cut; best effort (Windows cannot). */
 export async function syncFolder(folder: string): Promise<void> {
   const handle = await open(folder, 'r').catch(() => undefined);
   await handle?.sync().catch(() => {});

@@ -80,7 +80,7 @@ export class ConcurrencyLimiter {
   #inFlight = 0;
   /** Places whose create the service accepted: jobs known to run (the others are still being created). */
   #accepted = 0;
-  readonly #waiters: Waiter[] = [];
+  #waiters: Waiter[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastThrottle: JobConcurrency['lastThrottle'];
 
@@ -122,13 +122,14 @@ export class ConcurrencyLimiter {
    */
   async run<T>(job: () => Promise<T>, options: RunOptions = {}): Promise<T> {
     const release = options.resumed ? this.#take(true) : await this.#place(options);
+    let outcome: JobOutcome = 'completed';
     try {
-      const result = await job();
-      release('completed');
-      return result;
+      return await job();
     } catch (error) {
-      release(this.#outcomeOf(error));
+      outcome = this.#outcomeOf(error);
       throw error;
+    } finally {
+      release(outcome);
     }
   }
 
@@ -144,36 +145,29 @@ export class ConcurrencyLimiter {
   }
 
   #place({ signal, bounds }: RunOptions): Promise<(outcome: JobOutcome) => void> {
-    const aborted = () => new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason });
-    if (signal?.aborted) return Promise.reject(aborted());
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index >= 0) this.#waiters.splice(index, 1);
-        reject(aborted());
+        this.#waiters = this.#waiters.filter((other) => other !== waiter);
+        reject(new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason }));
       };
-      const waiter: Waiter = {
-        bounds,
-        grant: (release) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(release);
-        },
+      const grant = (release: (outcome: JobOutcome) => void) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(release);
       };
+      const waiter: Waiter = { bounds, grant };
+      if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
       this.#pump();
     });
   }
 
-  /** Count a place taken; its release works once. A resumed job's create was accepted long ago. */
+  /** Count a place taken, and return its release. A resumed job's create was accepted long ago. */
   #take(resumed: boolean): (outcome: JobOutcome) => void {
     this.#inFlight += 1;
     if (resumed) this.#accepted += 1;
     const startedAt = this.#now();
-    let released = false;
     return (outcome) => {
-      if (released) return;
-      released = true;
       const running = this.#inFlight;
       this.#inFlight -= 1;
       // A job that ended was accepted; one released otherwise may not have been.

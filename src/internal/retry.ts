@@ -5,18 +5,13 @@ import { sleep } from './sleep.js';
 // poll, a download's resumes, re-creating a job). Reads are safe to repeat; a create starts a paid job, so it is
 // repeated only when the job certainly did not start: a 429 or 503, or a connection that failed before sending.
 
-/** What kind of request failed: `read` is idempotent, `create` may start a job. */
+/** `read` is idempotent, `create` may start a job. */
 export type RequestKind = 'read' | 'create';
 
 const RETRYABLE_READ_STATUS = new Set([408, 409, 429]);
 
-/** Connection errors raised before any byte of the request left (refused, DNS, connect timeout). */
-const unsent = new WeakSet<Error>();
-
-/** Record that `error` (a connection error) happened before the request was sent: a create may be repeated. */
-export function markUnsent(error: Error): void {
-  unsent.add(error);
-}
+/** Connection errors raised before any byte of the request left (refused, DNS, connect timeout): send.ts adds them. */
+export const unsent = new WeakSet<Error>();
 
 /** Whether an error thrown by a request of `kind` is worth trying again (and, for a create, started no job). */
 export function isRetryable(kind: RequestKind, error: unknown): boolean {
@@ -71,7 +66,6 @@ export function retryDelay(retry: number, retryAfterMs: number | undefined, opti
   return backoff(retry, INITIAL_DELAY, Math.min(MAX_COMPUTED_DELAY, options.maxRetryDelay), options.random);
 }
 
-/** How one call retries: its budget, its cancellation, and who hears of each failure. */
 export interface RetrySettings extends RetryDelayOptions {
   /** Tries after the first. */
   maxRetries: number;
@@ -107,13 +101,12 @@ export async function withRetries<R>(kind: RequestKind, settings: RetrySettings,
   }
 }
 
-// ─── Re-creating a job: when generateLong (per segment) and generateBatch (per item) make a whole job again ───
-
-/** How one try at making a job went wrong, reduced to what the policy needs. */
+/**
+ * How one try at making a job (a batch item, a long video's segment) went wrong: a create refused before any job
+ * started (`throttled` for a 429), or a job that ended FAILED (`rateLimited` when its code says so) or CANCELLED.
+ */
 export type JobFailure =
-  /** The create was refused before any job started (`shouldRetry('create', …)`); `throttled` for a 429. */
   | { kind: 'refused'; throttled: boolean }
-  /** The job ended FAILED; `rateLimited` when its code names a rate limit. */
   | { kind: 'failed'; code: string | undefined; rateLimited: boolean }
   | { kind: 'cancelled' };
 
@@ -138,9 +131,9 @@ export function shouldRecreate(failure: JobFailure): boolean {
 
 /**
  * Milliseconds to wait before making the job again, or undefined to give up, after `tries` failures of this kind
- * (refused creates, or jobs that ended, of `maxJobs`). The delay is {@link retryDelay}'s, but after a job ran it
- * counts in quarters of `jobMs` (the smoothed job duration), to suit 300 ms mock jobs and two-minute real ones. A
- * 429 has no delay here: the client's limiter holds the next create through its Retry-After.
+ * (refused creates, or jobs that ended, of `maxJobs`). After a job ran, the backoff counts in quarters of `jobMs`
+ * (the smoothed job duration), to suit 300 ms mock jobs and two-minute real ones. A 429 has no delay here: the
+ * client's limiter holds the next create through its Retry-After.
  */
 export function recreateDelay(
   failure: JobFailure,
@@ -152,7 +145,6 @@ export function recreateDelay(
   if (!shouldRecreate(failure)) return undefined;
   if (failure.kind === 'refused' ? tries > MAX_REFUSED_CREATES : tries >= maxJobs) return undefined;
   if (failure.kind === 'refused' && failure.throttled) return 0;
-  // Without a server hint, retryDelay always has a delay.
-  const delay = retryDelay(tries, undefined, { maxRetryDelay: Number.POSITIVE_INFINITY, random }) as number;
+  const delay = backoff(tries, INITIAL_DELAY, MAX_COMPUTED_DELAY, random);
   return failure.kind === 'refused' || jobMs === undefined ? delay : Math.round((delay * jobMs) / 4 / INITIAL_DELAY);
 }

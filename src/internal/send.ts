@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } from '../errors.js';
 import { header, type RawHeaders } from './headers.js';
 import { scrub } from './redact.js';
-import { markUnsent } from './retry.js';
+import { unsent } from './retry.js';
 
 // The HTTP exchanges under the Transport, each bounded by a timeout and the caller's signal: `exchange` reads a
 // whole (small) answer, `send` hands over a body to stream.
@@ -13,7 +13,7 @@ import { markUnsent } from './retry.js';
 export interface Attempt {
   /** `https://host:port`. */
   origin: string;
-  /** Path and query, from the root: `/v1/videos/vid_1`. */
+  /** Path and query: `/v1/videos/vid_1`. */
   path: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
@@ -28,7 +28,7 @@ export const MAX_JSON_BYTES = 8 << 20;
 /** Most bytes read of an error answer; the rest is dropped with the connection. */
 const MAX_ERROR_BYTES = 64 << 10;
 
-/** Failures before any byte of the request left: a create may be repeated (retry.ts). */
+/** Failures before any byte of the request left: a create may be repeated. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -69,7 +69,6 @@ abstract class Bounded {
 
   protected abstract stop(reason: unknown): void;
 
-  /** The deadline passed. */
   expire(): void {
     this.timedOut = true;
     this.stop(new Error(`timed out after ${this.attempt.timeout} ms`));
@@ -92,15 +91,12 @@ abstract class Bounded {
       this.timedOut || (code && TIMEOUT_CODES.has(code))
         ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
         : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
-    if (code && NOT_SENT_CODES.has(code)) markUnsent(result);
+    if (code && NOT_SENT_CODES.has(code)) unsent.add(result);
     return result;
   }
 }
 
-/**
- * The deadlines of the exchanges in flight, kept by one unref'd timer set for the earliest: a Node timer per
- * request cost about a twentieth of a poll's CPU (bench/poll.ts). An exchange that ends only leaves the set.
- */
+/** Deadlines in flight, under one unref'd timer for the earliest: a timer per request cost 5% of a poll's CPU. */
 const inFlight = new Set<Bounded>();
 let timer: NodeJS.Timeout | undefined;
 let timerAt = Number.POSITIVE_INFINITY;
@@ -134,14 +130,13 @@ export interface BufferedResponse {
   truncated: boolean;
 }
 
-/** The start of a body, at most `limit` bytes: what both kinds of exchange read of a small answer. */
+/** The start of a body, at most `limit` bytes: how both kinds of exchange read a small answer. */
 class BodyStart {
   readonly #chunks: Buffer[] = [];
   #size = 0;
 
   constructor(readonly limit: number) {}
 
-  /** The announced length is over the limit. */
   tooLong(headers: RawHeaders): boolean {
     return Number(header(headers, 'content-length')) > this.limit;
   }
@@ -249,10 +244,7 @@ class Gather extends Bounded implements Dispatcher.DispatchHandler {
 /** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
 export type SentResponse = Pick<Streamed, 'status' | 'headers' | 'body' | 'url' | 'done' | 'fail' | 'release'>;
 
-/**
- * Send one request whose body the caller streams: the timeout bounds the wait for the headers, then each idle
- * gap in the body (a download may rightly take longer than `timeout` in all).
- */
+/** Send one request whose body the caller streams; the timeout bounds the headers, then each idle gap in the body. */
 export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
   if (attempt.signal?.aborted) throw userAbort(attempt.signal);
   const streamed = new Streamed(attempt, secret);
@@ -269,10 +261,7 @@ export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: str
   }
 }
 
-/**
- * The abort switch undici takes as `signal`: an EventEmitter (undici documents it). An AbortController here cost
- * about 12 µs per loopback request in listener bookkeeping.
- */
+/** The abort switch undici takes as `signal`: an EventEmitter, as undici allows (an AbortController cost 12 µs). */
 class AbortSwitch extends EventEmitter {
   aborted = false;
   reason: unknown;
@@ -309,9 +298,8 @@ class Streamed extends Bounded {
 }
 
 /**
- * Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`, mapping stalls and aborts to SDK
- * errors. Events rather than `for await`: the async iterator destroys the body when it finishes, which can cost
- * the keep-alive connection it came on.
+ * Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`. Events rather than `for await`: the
+ * async iterator destroys the body when it finishes, which can cost the keep-alive connection it came on.
  */
 export async function readErrorText(response: SentResponse): Promise<string> {
   const body = new BodyStart(MAX_ERROR_BYTES);
