@@ -47,16 +47,8 @@ export type ConcurrencyEvent =
   | { type: 'admitted'; at: number; running: number }
   /** A job ended (COMPLETE, or FAILED for a reason other than rate limiting): the service had room for it. */
   | { type: 'completed'; at: number; startedAt: number }
-  /** The service refused a create (429: `refused`) or a job FAILED with a rate-limit code (`failed`). */
-  | {
-      type: 'throttled';
-      cause: 'refused' | 'failed';
-      at: number;
-      startedAt: number;
-      /** Jobs holding a place when it happened, this one included. */
-      running: number;
-      retryAfterMs?: number | undefined;
-    };
+  /** A create refused (429: `refused`) or a job FAILED for a rate limit (`failed`), with `running` jobs holding a place. */
+  | { type: 'throttled'; cause: 'refused' | 'failed'; at: number; startedAt: number; running: number; retryAfterMs?: number | undefined };
 
 /** Share of the limit kept after a refused create (CUBIC's beta). */
 export const BETA = 0.7;
@@ -86,10 +78,7 @@ export function initialConcurrency(initial: number): ConcurrencyState {
 
 const clamp = (value: number, bounds: ConcurrencyBounds) => Math.min(bounds.max, Math.max(bounds.min, value));
 
-/**
- * The limit `elapsedMs` after a cut from `ceiling` to `start`, on the cubic curve W(t) = C (t - K)^3 + ceiling,
- * with t in job durations and K the time the curve takes to climb back to `ceiling`.
- */
+/** The limit `elapsedMs` after a cut from `ceiling` to `start`: W(t) = C (t - K)^3 + ceiling, t in job durations. */
 export function cubicLimit(ceiling: number, start: number, elapsedMs: number, jobMs: number): number {
   const k = Math.cbrt(Math.max(0, ceiling - start) / CUBIC_C);
   const t = elapsedMs / Math.max(jobMs, 1);

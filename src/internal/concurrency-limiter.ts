@@ -27,7 +27,7 @@ export interface JobConcurrency {
   lastThrottle?: { at: Date; cause: 'refused' | 'failed'; retryAfterMs?: number | undefined };
 }
 
-export interface LimiterOptions {
+interface LimiterOptions {
   /** `'auto'`: adapt between 1 and 64, starting at 2; a number fixes the limit. @default 'auto' */
   concurrency?: 'auto' | number;
   /** What a job's error teaches the policy. @default () => 'unknown' */
@@ -36,7 +36,7 @@ export interface LimiterOptions {
   now?: () => number;
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** Stops the wait for a place (not the job: it has a signal of its own). */
   signal?: AbortSignal | undefined;
   /** The job's create already happened (a batch ledger or a long video's manifest names it). */
@@ -45,18 +45,13 @@ export interface RunOptions {
   bounds?: ConcurrencyBounds | undefined;
 }
 
-interface Waiter {
-  bounds: ConcurrencyBounds | undefined;
-  grant(release: (outcome: JobOutcome) => void): void;
-}
+type Release = (outcome: JobOutcome) => void;
+type Waiter = { bounds: ConcurrencyBounds | undefined; grant: (release: Release) => void };
 
 /** An `'auto'` limit starts at 2 and stays below the client's connections per origin, which every job's polls share. */
 const AUTO = { initial: 2, max: 64 };
 
-/**
- * A fixed `concurrency` option (`name` names it in the error) as bounds of the limit; undefined for `'auto'`.
- * @throws InvalidArgumentError for anything but `'auto'` or a whole number of at least 1.
- */
+/** A fixed `concurrency` option (`name` in the error) as bounds of the limit; undefined for `'auto'`. */
 export function concurrencyBounds(value: 'auto' | number | undefined, name: string): ConcurrencyBounds | undefined {
   if (value === undefined || value === 'auto') return undefined;
   if (!Number.isInteger(value) || value < 1) {
@@ -73,7 +68,7 @@ export function concurrencyBounds(value: 'auto' | number | undefined, name: stri
  */
 export class ConcurrencyLimiter {
   #state: ConcurrencyState;
-  /** Bounds of the limit for every job that brings none of its own. */
+  /** Bounds for every job that brings none of its own. */
   readonly bounds: ConcurrencyBounds;
   readonly #now: () => number;
   readonly #outcomeOf: (error: unknown) => JobOutcome;
@@ -144,13 +139,13 @@ export class ConcurrencyLimiter {
     this.#apply({ type: 'throttled', cause: 'refused', at: this.#now(), startedAt, running: this.#inFlight, retryAfterMs });
   }
 
-  #place({ signal, bounds }: RunOptions): Promise<(outcome: JobOutcome) => void> {
+  #place({ signal, bounds }: RunOptions): Promise<Release> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#waiters = this.#waiters.filter((other) => other !== waiter);
         reject(new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason }));
       };
-      const grant = (release: (outcome: JobOutcome) => void) => {
+      const grant = (release: Release) => {
         signal?.removeEventListener('abort', onAbort);
         resolve(release);
       };
@@ -163,7 +158,7 @@ export class ConcurrencyLimiter {
   }
 
   /** Count a place taken, and return its release. A resumed job's create was accepted long ago. */
-  #take(resumed: boolean): (outcome: JobOutcome) => void {
+  #take(resumed: boolean): Release {
     this.#inFlight += 1;
     if (resumed) this.#accepted += 1;
     const startedAt = this.#now();
