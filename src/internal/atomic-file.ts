@@ -116,7 +116,7 @@ class AtomicFile {
         this.#queue = [];
         this.#queuedBytes = 0;
         let done = (await this.handle.writev(batch, position)).bytesWritten;
-        // A short write is rare for regular files; finish the remainder from one buffer.
+        // A short write (a disk filling up) is finished from one buffer, so that its error surfaces.
         if (done < bytes) {
           const rest = Buffer.concat(batch);
           while (done < bytes) done += (await this.handle.write(rest, done, bytes - done, position + done)).bytesWritten;

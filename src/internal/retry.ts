@@ -49,7 +49,6 @@ export function backoff(retry: number, first: number, cap: number, random: () =>
 export interface RetryDelayOptions {
   /** Longest wait the caller accepts; a longer server hint means: do not retry. */
   maxRetryDelay: number;
-  /** Source of randomness for jitter (injected by tests). */
   random?: (() => number) | undefined;
 }
 

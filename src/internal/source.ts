@@ -15,7 +15,6 @@ import { NamedUpload, type Uploadable } from '../uploads.js';
 export interface LocalSource {
   /** Name for messages and the upload's file name. */
   readonly name: string;
-  /** Size in bytes. */
   readonly size: number;
   /** Path on disk, when the data lives in a file. */
   readonly path: string | undefined;
