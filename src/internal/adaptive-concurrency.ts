@@ -1,26 +1,17 @@
 /**
- * How many video jobs a client keeps running at once, as a pure policy: state + event -> state.
+ * How many video jobs a client keeps running at once, as a pure policy: state + event -> state. The service
+ * publishes no rate limits (spec section 8), so the limit is found, the way TCP CUBIC finds a link's capacity:
  *
- * The service publishes no rate limits (spec section 8), so the limit is found rather than configured,
- * the way TCP CUBIC finds a link's capacity (and AWS SDK v3's adaptive retry mode a request rate):
- *
- * - Slow start: until the service first refuses a create, every create it accepts adds a half and every
- *   job that ends well another half (the limit doubles per job duration, and the first round already
- *   runs twice the initial limit).
- * - A throttle cuts the limit: a 429 on a create to `BETA` times itself, a job FAILED with a rate-limit
- *   code to `BETA_FAILED` times itself; the limit it had is remembered (`ceilingAtThrottle`).
- * - Only a refusal (429) marks the service's ceiling: it ends slow start and may lower the remembered
- *   ceiling. A rate-limited job failure can come from quotas that have nothing to do with how many jobs
- *   run, so it cuts less, and neither ends slow start nor lowers the ceiling: noise of that kind costs a
- *   dip, not a limit that ratchets down to its floor.
- * - After a throttle the limit recovers along a cubic curve: fast while far below the old ceiling,
- *   flat near it, then faster again beyond it (probing for more room). Time on the curve is counted in
- *   job durations (a smoothed create-to-end time), so the same policy suits jobs of 300 ms on a mock
- *   and of two minutes on the service.
- * - Throttles that the last cut already answers are ignored for cutting (a request that began before it, or
- *   one made while more jobs run than the cut limit allows): counting them would collapse the limit.
- * - Growth stops one above the most jobs the service has been seen to accept at once, so the limit probes
- *   one job at a time rather than in bursts that would all be refused.
+ * - Slow start: until the first refused create, each accepted create and each job that ends well adds a half.
+ * - A throttle cuts the limit: a 429 on a create to `BETA` of itself, a job FAILED for a rate limit to
+ *   `BETA_FAILED`. Only a 429 ends slow start or lowers the remembered ceiling: a rate-limited failure may come
+ *   from quotas unrelated to how many jobs run, so such noise costs a dip, not a limit ratcheted to its floor.
+ * - Then the limit recovers along a cubic curve (fast far below the old ceiling, flat near it, probing beyond),
+ *   timed in smoothed job durations, so it suits 300 ms jobs on a mock and two-minute jobs on the service.
+ * - A throttle the last cut already answers (begun before it, or with more jobs running than the cut allows) does
+ *   not cut again: counting it would collapse the limit.
+ * - Growth stops one above the most jobs the service was seen to accept at once: it probes one job at a time,
+ *   not in bursts that would all be refused (a long quiet spell or many jobs ending at once).
  * - A `Retry-After` pauses every new job until it has passed.
  *
  * @internal
@@ -45,10 +36,9 @@ export interface ConcurrencyState {
   jobMs: number | undefined;
 }
 
+/** Lowest and highest limit. */
 export interface ConcurrencyBounds {
-  /** Lowest limit. */
   min: number;
-  /** Highest limit. */
   max: number;
 }
 
@@ -57,16 +47,8 @@ export type ConcurrencyEvent =
   | { type: 'admitted'; at: number; running: number }
   /** A job ended (COMPLETE, or FAILED for a reason other than rate limiting): the service had room for it. */
   | { type: 'completed'; at: number; startedAt: number }
-  /** The service refused a create (429: `refused`) or a job FAILED with a rate-limit code (`failed`). */
-  | {
-      type: 'throttled';
-      cause: 'refused' | 'failed';
-      at: number;
-      startedAt: number;
-      /** Jobs holding a place when it happened, this one included. */
-      running: number;
-      retryAfterMs?: number | undefined;
-    };
+  /** A create refused (429: `refused`) or a job FAILED for a rate limit (`failed`), with `running` jobs holding a place. */
+  | { type: 'throttled'; cause: 'refused' | 'failed'; at: number; startedAt: number; running: number; retryAfterMs?: number | undefined };
 
 /** Share of the limit kept after a refused create (CUBIC's beta). */
 export const BETA = 0.7;
@@ -76,7 +58,7 @@ export const BETA_FAILED = 0.85;
 const CUBIC_C = 0.2;
 /** Growth in slow start per accepted create and per job that ends well. */
 const SLOW_START_STEP = 0.5;
-/** Growth in slow start per accepted create while no throttle of any kind has been seen: probe at once. */
+/** Growth per accepted create before any throttle at all: the first round runs twice the initial limit. */
 const FIRST_PROBE_STEP = 1;
 /** Weight of the newest job in the smoothed job duration. */
 const JOB_MS_WEIGHT = 0.2;
@@ -96,10 +78,7 @@ export function initialConcurrency(initial: number): ConcurrencyState {
 
 const clamp = (value: number, bounds: ConcurrencyBounds) => Math.min(bounds.max, Math.max(bounds.min, value));
 
-/**
- * The limit `elapsedMs` after a cut from `ceiling` to `start`, on the cubic curve W(t) = C (t - K)^3 + ceiling,
- * with t in job durations and K the time the curve takes to climb back to `ceiling`.
- */
+/** The limit `elapsedMs` after a cut from `ceiling` to `start`: W(t) = C (t - K)^3 + ceiling, t in job durations. */
 export function cubicLimit(ceiling: number, start: number, elapsedMs: number, jobMs: number): number {
   const k = Math.cbrt(Math.max(0, ceiling - start) / CUBIC_C);
   const t = elapsedMs / Math.max(jobMs, 1);
@@ -146,31 +125,20 @@ function smoothJobMs(jobMs: number | undefined, event: { at: number; startedAt: 
   return jobMs === undefined ? duration : jobMs + JOB_MS_WEIGHT * (duration - jobMs);
 }
 
-/**
- * The ceiling the cubic curve flattens at after a cut. A refusal below the last ceiling means the room has
- * shrunk (or was overestimated), so the ceiling drops below the current limit (CUBIC's fast convergence);
- * a rate-limited job failure never lowers it.
- */
+/** The ceiling after a cut: a refusal below the last one means the room shrank (CUBIC's fast convergence). */
 function ceilingAfterThrottle(state: ConcurrencyState, refused: boolean): number {
   if (state.slowStart) return state.limit;
   if (!refused) return Math.max(state.ceilingAtThrottle, state.limit);
   return state.limit < state.ceilingAtThrottle ? (state.limit * (1 + BETA)) / 2 : state.limit;
 }
 
-/**
- * `limit` raised by `step` (never lowered here), but at most one above the most jobs the service has been
- * seen to accept: the limit probes one job at a time, so a jump of several (many jobs ending at once) cannot
- * send a burst of creates that would all be refused.
- */
+/** `limit` raised by `step` (never lowered here), but at most one above the most jobs seen accepted. */
 function grow(limit: number, step: number, proven: number, bounds: ConcurrencyBounds): number {
   if (step <= 0) return limit;
   return clamp(Math.max(limit, Math.min(limit + step, proven + 1)), bounds);
 }
 
-/**
- * Jobs that may run at `now`: the whole part of the limit, held within `bounds` when a caller fixed its own (a
- * batch's `concurrency: 4` runs 4 whatever the policy has found), or 0 while a Retry-After pause lasts.
- */
+/** Jobs that may run at `now`: the whole limit, within a caller's own fixed `bounds`, or 0 during a pause. */
 export function allowedConcurrency(state: ConcurrencyState, now: number, bounds?: ConcurrencyBounds): number {
   if (now < state.pausedUntil) return 0;
   const whole = Math.max(1, Math.floor(state.limit));

@@ -11,13 +11,6 @@ const MAX_LISTED_DETAILS = 10;
 /** Longest problem in the message: a service echoing a large input must not make a large message. */
 const MAX_DETAIL_CHARS = 200;
 
-interface ParsedErrorBody {
-  body: unknown;
-  code: string | undefined;
-  message: string | undefined;
-  details: APIErrorDetail[];
-}
-
 const record = (value: unknown) =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -28,7 +21,7 @@ const str = (value: unknown) => (typeof value === 'string' && value !== '' ? val
  * again from every parsed string (JSON may spell it with escapes the text scrub cannot see); the message and
  * details are read from the scrubbed value.
  */
-function parseErrorBody(raw: string, secret: string): ParsedErrorBody {
+function parseErrorBody(raw: string, secret: string) {
   const text = scrub(raw, secret);
   let parsed: unknown;
   try {

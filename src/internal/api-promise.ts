@@ -63,12 +63,8 @@ export class APIPromise<T> extends Promise<T> {
     return this.#result().then(onFulfilled, onRejected);
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: Promise's signature.
-  override catch<B = never>(onRejected?: ((reason: any) => B | PromiseLike<B>) | null): Promise<T | B> {
-    return this.#result().catch(onRejected);
-  }
-
-  override finally(onFinally?: (() => void) | null): Promise<T> {
-    return this.#result().finally(onFinally);
+  /** Plain promises for what `catch` and `finally` derive (they call `then` above): not APIPromises of nothing. */
+  static override get [Symbol.species]() {
+    return Promise;
   }
 }

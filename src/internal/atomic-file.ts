@@ -3,42 +3,28 @@ import { writeSync } from 'node:fs';
 import { type FileHandle, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/**
- * The one way the SDK saves a file (downloads, joins, audio segments, a long run's manifest): the bytes go to a
- * temporary file beside the destination, `.<name>.<pid><random>.part` (the pid as 8 hex digits, so a later run can
- * tell a file left by a killed process from one still being written), are flushed to disk, and the temporary file
- * is renamed over the destination, whose folder is flushed in turn. The destination is at every moment the old
- * file or the whole new one, across a crash or a power cut too; a failure or an abort leaves nothing behind.
- */
+// The one way the SDK saves a file: to `.<name>.<pid><random>.part` beside it (the pid as 8 hex digits, so a later
+// run can tell a killed process's file from one being written), flushed, renamed over it, its folder flushed. The
+// destination is always the old file or the whole new one, across a power cut too.
 
 /** A temp file untouched for this long is dead even if a process of its pid runs (the pid was reused). */
 const ABANDONED_MS = 60 * 60_000;
 /** What follows the destination's name in a temp file's name: `.` + 12 hex digits + `.part`. */
 const TAIL = /^\.[0-9a-f]{12}\.part$/;
 const TAIL_LENGTH = 18;
-/**
- * A 64 KiB write into the page cache takes tens of microseconds. Slower writes come from a slow disk (a network
- * file system, the kernel throttling dirty pages) or from the process being descheduled on a busy machine, so
- * one alone proves little: {@link SLOW_WRITES_BEFORE_ASYNC} of them switch the rest of the file to async writes.
- */
+/** A 64 KiB write to the page cache takes tens of µs; one slow write may be a busy machine, so it takes three. */
 const SLOW_SYNC_WRITE_MS = 20;
 const SLOW_WRITES_BEFORE_ASYNC = 3;
-/**
- * Bytes written between background flushes: the disk works while the network does, so the flush before the
- * rename has little left to write. 8 MiB: a few flushes for a 5-40 MB video, each worth its fixed cost.
- */
+/** Bytes between background flushes, so that the flush before the rename has little left: a few per video. */
 const FLUSH_EVERY_BYTES = 8 << 20;
 /** In async mode, bytes queued before {@link AtomicFile.write} waits for them to land. */
 const MAX_QUEUED_BYTES = 4 << 20;
 
 /**
- * A temporary file being filled; `writeFileAtomic` renames it into place once the fill resolves.
- *
- * Writes start synchronous: a network chunk written with `writeSync` while still in the CPU cache skips the
- * thread-pool hand-off of an async write, which costs more than the write itself. Over a shaped link
- * (bench/download.ts --shaped) this took less wall time, CPU per GiB and peak memory than async writes alone.
- * After slow writes, the rest goes async (one `writev` at a time, with backpressure), so that a slow disk
- * cannot hold the event loop.
+ * A temporary file being filled. Writes start synchronous: `writeSync` skips the thread-pool hand-off of an async
+ * write, which costs more than the write itself, and over a shaped link (bench/download.ts --shaped) took less wall
+ * time, CPU and memory. After slow writes the rest goes async (one `writev` at a time), so a slow disk cannot hold
+ * the event loop.
  */
 class AtomicFile {
   /** Bytes accepted so far: the file's length once queued writes land. */
@@ -63,10 +49,7 @@ class AtomicFile {
     return this.#size;
   }
 
-  /**
-   * Append `chunk`. Resolves at once, unless {@link MAX_QUEUED_BYTES} wait for the disk: then once they have
-   * landed (awaiting it is the backpressure). Rejects with a write error, or an earlier async write's.
-   */
+  /** Append `chunk`; resolves at once unless {@link MAX_QUEUED_BYTES} wait for the disk (the backpressure). */
   async write(chunk: Uint8Array): Promise<void> {
     if (this.#error) throw this.#error;
     const position = this.#size;
@@ -96,7 +79,7 @@ class AtomicFile {
     if (this.#error) throw this.#error;
   }
 
-  /** Read back up to `length` bytes at `offset` (after {@link drain}). */
+  /** Read back up to `length` bytes at `offset`, after {@link drain}. */
   async read(offset: number, length: number): Promise<Uint8Array> {
     const buffer = Buffer.alloc(Math.max(0, Math.min(length, this.#size - offset)));
     const { bytesRead } = await this.handle.read(buffer, 0, buffer.byteLength, offset);
@@ -133,7 +116,7 @@ class AtomicFile {
         this.#queue = [];
         this.#queuedBytes = 0;
         let done = (await this.handle.writev(batch, position)).bytesWritten;
-        // A short write is rare for regular files; finish the remainder from one buffer.
+        // A short write (a disk filling up) is finished from one buffer, so that its error surfaces.
         if (done < bytes) {
           const rest = Buffer.concat(batch);
           while (done < bytes) done += (await this.handle.write(rest, done, bytes - done, position + done)).bytesWritten;
@@ -150,10 +133,8 @@ class AtomicFile {
 export type { AtomicFile };
 
 /**
- * Save `destination` atomically: `fill` writes the temporary file (or it is the whole content), which is then
- * flushed (fdatasync), renamed over `destination` and its folder flushed. If `fill` or any step fails, the
- * temporary file is removed, `destination` is untouched and the error passes through; an abort is `fill`'s
- * to notice (it throws). Stale temporary files of the same destination (see {@link removeStaleTempFiles}) go first.
+ * Save `destination` atomically: `fill` writes the temporary file (or is the whole content). If anything fails (an
+ * abort is `fill`'s to notice), the temporary file goes and `destination` is untouched.
  * @returns what `fill` resolved with.
  */
 export async function writeFileAtomic<T = void>(
@@ -181,11 +162,7 @@ export async function writeFileAtomic<T = void>(
   }
 }
 
-/**
- * Flush `folder`'s entries, so that a file just created or renamed into it is still there after a power cut.
- * Best effort: where a folder cannot be opened or flushed (Windows, some network file systems), the file's own
- * data is on disk already and the save has not failed.
- */
+/** Flush `folder`'s entries, so that a rename survives a power cut; best effort (Windows cannot). */
 export async function syncFolder(folder: string): Promise<void> {
   const handle = await open(folder, 'r').catch(() => undefined);
   await handle?.sync().catch(() => {});
@@ -199,9 +176,8 @@ export function tempPathFor(destination: string): string {
 }
 
 /**
- * Remove the temporary files in `folder` of our naming for the destinations called `names` that no live
- * process writes: their pid is gone, or nothing touched them for an hour. Other files, even of a similar
- * name, are left alone. Never throws: cleaning up must not fail a save.
+ * Remove the temporary files in `folder` of our naming for the destinations `names` that no live process writes
+ * (their pid is gone, or untouched for an hour); nothing else. Never throws: cleaning up must not fail a save.
  * @returns the paths removed.
  */
 export async function removeStaleTempFiles(folder: string, names: Iterable<string>, now = Date.now()): Promise<string[]> {

@@ -27,16 +27,16 @@ export interface JobConcurrency {
   lastThrottle?: { at: Date; cause: 'refused' | 'failed'; retryAfterMs?: number | undefined };
 }
 
-export interface LimiterOptions {
-  /** `'auto'`: adapt between 1 and 64 (the client's connection pool), starting at 2; a number fixes the limit. @default 'auto' */
+interface LimiterOptions {
+  /** `'auto'`: adapt between 1 and 64, starting at 2; a number fixes the limit. @default 'auto' */
   concurrency?: 'auto' | number;
-  /** What a job's error teaches the policy; the client passes its classifier. @default () => 'unknown' */
+  /** What a job's error teaches the policy. @default () => 'unknown' */
   outcomeOf?: (error: unknown) => JobOutcome;
-  /** Clock in ms; injected by tests. @default performance.now */
+  /** Clock in ms. @default performance.now */
   now?: () => number;
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** Stops the wait for a place (not the job: it has a signal of its own). */
   signal?: AbortSignal | undefined;
   /** The job's create already happened (a batch ledger or a long video's manifest names it). */
@@ -45,18 +45,13 @@ export interface RunOptions {
   bounds?: ConcurrencyBounds | undefined;
 }
 
-interface Waiter {
-  bounds: ConcurrencyBounds | undefined;
-  grant(release: (outcome: JobOutcome) => void): void;
-}
+type Release = (outcome: JobOutcome) => void;
+type Waiter = { bounds: ConcurrencyBounds | undefined; grant: (release: Release) => void };
 
 /** An `'auto'` limit starts at 2 and stays below the client's connections per origin, which every job's polls share. */
 const AUTO = { initial: 2, max: 64 };
 
-/**
- * A fixed `concurrency` option (`name` names it in the error) as bounds of the limit; undefined for `'auto'`.
- * @throws InvalidArgumentError for anything but `'auto'` or a whole number of at least 1.
- */
+/** A fixed `concurrency` option (`name` in the error) as bounds of the limit; undefined for `'auto'`. */
 export function concurrencyBounds(value: 'auto' | number | undefined, name: string): ConcurrencyBounds | undefined {
   if (value === undefined || value === 'auto') return undefined;
   if (!Number.isInteger(value) || value < 1) {
@@ -66,22 +61,21 @@ export function concurrencyBounds(value: 'auto' | number | undefined, name: stri
 }
 
 /**
- * The client's one limit on jobs running at once, shared by `generateBatch`, `generateLong` and
- * `createAndWait`/`generate`: each job runs through {@link run}, holding a place from its create to its end, and
- * each is counted once here, whoever runs it. The limit itself comes from the pure policy in
- * adaptive-concurrency.ts; this class only queues, counts and keeps time.
+ * The client's one limit on jobs running at once, shared by batches, long videos and `createAndWait`: each job
+ * runs through {@link run}, counted once here. The limit comes from the policy in adaptive-concurrency.ts; this
+ * class only queues, counts and keeps time.
  * @internal
  */
 export class ConcurrencyLimiter {
   #state: ConcurrencyState;
-  /** Bounds of the limit for every job that brings none of its own. */
+  /** Bounds for every job that brings none of its own. */
   readonly bounds: ConcurrencyBounds;
   readonly #now: () => number;
   readonly #outcomeOf: (error: unknown) => JobOutcome;
   #inFlight = 0;
   /** Places whose create the service accepted: jobs known to run (the others are still being created). */
   #accepted = 0;
-  readonly #waiters: Waiter[] = [];
+  #waiters: Waiter[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastThrottle: JobConcurrency['lastThrottle'];
 
@@ -103,11 +97,6 @@ export class ConcurrencyLimiter {
     return this.#state.jobMs;
   }
 
-  /** Jobs holding a place. */
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
   /** The limiter's clock, in ms: `startedAt` of {@link throttled} is read from it. */
   now(): number {
     return this.#now();
@@ -121,21 +110,21 @@ export class ConcurrencyLimiter {
   }
 
   /**
-   * Run `job` (a job's create and wait) once it has a place, in arrival order among jobs of the same bounds, and
-   * give the place back when it settles, teaching the policy how it ended. A resumed job takes its place at once,
-   * over the limit if need be: it already runs on the service, so holding it back would not lighten the service's
-   * load, only hide it from the count (and new creates would then be refused), and delay its download.
+   * Run `job` (a job's create and wait) once it has a place, in arrival order, and teach the policy how it ended.
+   * A resumed job takes its place at once, over the limit if need be: it already runs on the service, so holding
+   * it back would only hide it from the count (and new creates would be refused).
    * @throws APIUserAbortError if `signal` fires while it waits for a place.
    */
   async run<T>(job: () => Promise<T>, options: RunOptions = {}): Promise<T> {
     const release = options.resumed ? this.#take(true) : await this.#place(options);
+    let outcome: JobOutcome = 'completed';
     try {
-      const result = await job();
-      release('completed');
-      return result;
+      return await job();
     } catch (error) {
-      release(this.#outcomeOf(error));
+      outcome = this.#outcomeOf(error);
       throw error;
+    } finally {
+      release(outcome);
     }
   }
 
@@ -150,37 +139,30 @@ export class ConcurrencyLimiter {
     this.#apply({ type: 'throttled', cause: 'refused', at: this.#now(), startedAt, running: this.#inFlight, retryAfterMs });
   }
 
-  #place({ signal, bounds }: RunOptions): Promise<(outcome: JobOutcome) => void> {
-    const aborted = () => new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason });
-    if (signal?.aborted) return Promise.reject(aborted());
+  #place({ signal, bounds }: RunOptions): Promise<Release> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index >= 0) this.#waiters.splice(index, 1);
-        reject(aborted());
+        this.#waiters = this.#waiters.filter((other) => other !== waiter);
+        reject(new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason }));
       };
-      const waiter: Waiter = {
-        bounds,
-        grant: (release) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(release);
-        },
+      const grant = (release: Release) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(release);
       };
+      const waiter: Waiter = { bounds, grant };
+      if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
       this.#pump();
     });
   }
 
-  /** Count a place taken; its release works once. A resumed job's create was accepted long ago. */
-  #take(resumed: boolean): (outcome: JobOutcome) => void {
+  /** Count a place taken, and return its release. A resumed job's create was accepted long ago. */
+  #take(resumed: boolean): Release {
     this.#inFlight += 1;
     if (resumed) this.#accepted += 1;
     const startedAt = this.#now();
-    let released = false;
     return (outcome) => {
-      if (released) return;
-      released = true;
       const running = this.#inFlight;
       this.#inFlight -= 1;
       // A job that ended was accepted; one released otherwise may not have been.
@@ -197,10 +179,7 @@ export class ConcurrencyLimiter {
     this.#pump();
   }
 
-  /**
-   * Grant waiting places while there is room, in order; a waiter whose bounds leave no room lets the next one
-   * through (one with other bounds may fit). During a pause, come back when it ends.
-   */
+  /** Grant waiting places in order while there is room (a waiter of other bounds may fit); after a pause, again. */
   #pump(): void {
     clearTimeout(this.#timer);
     const now = this.#now();

@@ -31,15 +31,12 @@ export async function encodeMultipart(
 }
 
 /**
- * The body's bytes: the encoder's part headers and boundaries, and each file's chunks as its source yields them.
- * Not `encoder.encode()`, which copies every chunk over 64 KiB into 64 KiB pieces (1 MiB file reads made a 1 GiB
- * upload cost 1.46 CPU s instead of 0.80, bench/upload.ts), and copies from the start of the chunk's ArrayBuffer,
- * ignoring its byteOffset: a Uint8Array view over a larger buffer was sent as the wrong bytes.
+ * The body's bytes, each file's chunks as its source yields them. Not `encoder.encode()`, which copies chunks into
+ * 64 KiB pieces (nearly twice the CPU, bench/upload.ts) and ignores a view's byteOffset (sending the wrong bytes).
  */
 async function* bodyOf(encoder: FormDataEncoder): AsyncGenerator<Uint8Array> {
   for (const part of encoder.values()) {
     if (part instanceof Uint8Array) yield part;
-    // Every file in the form is an UploadFileLike (set above), whose stream() is async iterable.
     else yield* (part as unknown as UploadFileLike).stream();
   }
 }

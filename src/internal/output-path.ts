@@ -3,11 +3,8 @@ import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { OutputPathError, type OutputPathProblem } from '../errors.js';
 
-/**
- * Destinations are checked before a job is created: a job is paid for, so a save that is bound to fail must
- * fail first. Downloads write a temporary file beside the destination and rename it, so the folder is what
- * must be writable.
- */
+// Destinations are checked before a job is created: a job is paid for, so a save bound to fail must fail first.
+// A download renames a temporary file into place, so the folder is what must be writable.
 
 type Problem = [OutputPathProblem, string];
 
@@ -34,10 +31,9 @@ export async function checkOutputPath(output: string): Promise<string> {
  */
 export async function prepareOutputFolder(folder: string): Promise<string> {
   const path = resolve(folder);
-  const made = await mkdir(path, { recursive: true }).then(
-    () => undefined,
-    (error: unknown) => error as Error,
-  );
+  const made = await mkdir(path, { recursive: true })
+    .then(() => undefined)
+    .catch((error: Error) => error);
   const problem = await folderProblem(path);
   if (!problem) return path;
   // A folder that could not be made: say why (permissions, a file in the way) rather than that it is missing.
@@ -52,10 +48,9 @@ async function folderProblem(folder: string): Promise<Problem | undefined> {
   const found = await stat(folder).catch(() => undefined);
   if (!found) return ['folder_missing', `the folder ${folder} does not exist; create it first, or save elsewhere`];
   if (!found.isDirectory()) return ['not_a_folder', `${folder} is a file, not a folder`];
-  const writable = await access(folder, constants.W_OK | constants.X_OK).then(
-    () => true,
-    () => false,
-  );
+  const writable = await access(folder, constants.W_OK | constants.X_OK)
+    .then(() => true)
+    .catch(() => false);
   return writable ? undefined : ['folder_not_writable', `the folder ${folder} is not writable`];
 }
 

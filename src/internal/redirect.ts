@@ -1,11 +1,10 @@
 import type { Dispatcher } from 'undici';
 import { AvatarVideoError } from '../errors.js';
-import type { Answer } from './api-promise.js';
 import { header, safeHeaders } from './headers.js';
 import { type SentResponse, send } from './send.js';
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 export interface FollowOptions {
   dispatcher: Dispatcher;
@@ -20,54 +19,30 @@ export interface FollowOptions {
  * GET `start`, following redirects by hand: fetch and undici's interceptor would forward `x-api-key` to
  * whatever origin the redirect names. Here credential headers are dropped as soon as the origin changes
  * (and stay dropped), https never downgrades to http, and at most {@link MAX_REDIRECTS} hops are taken.
- * Returns the final response with its body unread.
+ * Returns the final response with its body unread; with `stopOffOrigin`, the redirect to the first address on
+ * another origin instead, with that address unrequested (a signed file address may be good for one download only).
  */
-export async function followRedirects(start: URL, options: FollowOptions): Promise<SentResponse> {
-  let url = start;
-  let headers = { ...options.headers };
-  for (let hop = 0; ; hop++) {
-    const response = await get(url, headers, options);
-    const next = await redirectTarget(response, url, hop);
-    if (!next) return response;
-    if (next.origin !== url.origin) headers = safeHeaders(headers);
-    url = next;
-  }
-}
-
-/**
- * Follow the redirects of `start` while they stay on its origin, and return the first address on another
- * origin without sending anything there (a signed file address may be good for one download only), with the
- * redirect that named it. A chain that ends on the start's origin hands its last response to `onFinal`.
- */
-export async function resolveRedirects(
+export async function followRedirects(
   start: URL,
   options: FollowOptions,
-  onFinal: (response: SentResponse) => Promise<never>,
-): Promise<Answer<string>> {
+  stopOffOrigin = false,
+): Promise<{ response: SentResponse; offOrigin?: URL }> {
   let url = start;
+  let headers = options.headers;
   for (let hop = 0; ; hop++) {
-    const response = await get(url, options.headers, options);
+    const { dispatcher, timeout, signal, secret } = options;
+    // A fresh copy of the headers per hop: a dispatcher may add to them (ProxyAgent sets `host`, which must not
+    // follow us to the next origin).
+    const path = url.pathname + url.search;
+    const response = await send(dispatcher, { origin: url.origin, path, method: 'GET', headers: { ...headers }, timeout, signal }, secret);
     const next = await redirectTarget(response, url, hop);
-    if (!next) return onFinal(response);
-    if (next.origin !== start.origin) return { data: next.href, status: response.status, headers: response.headers };
+    if (!next) return { response };
+    if (next.origin !== url.origin) {
+      if (stopOffOrigin) return { response, offOrigin: next };
+      headers = safeHeaders(headers);
+    }
     url = next;
   }
-}
-
-function get(url: URL, headers: Record<string, string>, options: FollowOptions): Promise<SentResponse> {
-  return send(
-    options.dispatcher,
-    // A fresh copy per hop: a dispatcher may add to it (ProxyAgent sets `host`, which must not follow us to the next origin).
-    {
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: 'GET',
-      headers: { ...headers },
-      timeout: options.timeout,
-      signal: options.signal,
-    },
-    options.secret,
-  );
 }
 
 /** The checked address a redirect response points to (its body released), or undefined for any other response. */

@@ -1,33 +1,19 @@
 import { APIConnectionError, type APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
 import { sleep } from './sleep.js';
 
-/**
- * The retry policy: which failures are tried again, how long to wait first, and the loop that does it. Every
- * attempt count and delay of the SDK comes from here: request retries (`withRetries`), the wait's backoff after
- * a failed poll and a download's resumes (`backoff`, `retryDelay`).
- *
- * Reads (GET) are safe to repeat. A create (POST /v1/videos) starts a paid job, so it is repeated only
- * when the job certainly did not start: the server said 429 or 503, or the connection failed before
- * a byte of the request was sent.
- */
+// The retry policy: every attempt count and delay of the SDK (request retries, the wait's backoff after a failed
+// poll, a download's resumes, re-creating a job). Reads are safe to repeat; a create starts a paid job, so it is
+// repeated only when the job certainly did not start: a 429 or 503, or a connection that failed before sending.
 
-/** What kind of request failed: `read` is idempotent, `create` may start a job. */
+/** `read` is idempotent, `create` may start a job. */
 export type RequestKind = 'read' | 'create';
 
 const RETRYABLE_READ_STATUS = new Set([408, 409, 429]);
 
-/** Connection errors raised before any byte of the request left (refused, DNS, connect timeout). */
-const unsent = new WeakSet<Error>();
+/** Connection errors raised before any byte of the request left (refused, DNS, connect timeout): send.ts adds them. */
+export const unsent = new WeakSet<Error>();
 
-/** Record that `error` (a connection error) happened before the request was sent: a create may be repeated. */
-export function markUnsent(error: Error): void {
-  unsent.add(error);
-}
-
-/**
- * Whether an error thrown by a request of `kind` is worth trying again: for the transport's retries, a wait
- * riding out a failed poll, and a batch telling a refused create (no job started) from one that may have.
- */
+/** Whether an error thrown by a request of `kind` is worth trying again (and, for a create, started no job). */
 export function isRetryable(kind: RequestKind, error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false;
   // A timeout is a connection error too.
@@ -38,10 +24,7 @@ export function isRetryable(kind: RequestKind, error: unknown): boolean {
   return RETRYABLE_READ_STATUS.has(status) || status >= 500;
 }
 
-/**
- * Milliseconds to wait from a `Retry-After` value: delay-seconds or an HTTP-date.
- * Returns undefined for a missing or unparsable value.
- */
+/** Milliseconds to wait from a `Retry-After` value (delay-seconds or an HTTP-date); undefined if unparsable. */
 export function parseRetryAfter(value: string | undefined | null, now: number = Date.now()): number | undefined {
   if (value == null) return undefined;
   const text = value.trim();
@@ -57,10 +40,7 @@ export function parseRetryAfter(value: string | undefined | null, now: number = 
 /** Computed delays are shortened by up to this fraction, so clients that failed together do not retry in step. */
 const JITTER = 0.25;
 
-/**
- * The one backoff curve: `first` ms before try number 1, doubling for each later one up to `cap`, then jittered
- * down by up to a quarter.
- */
+/** The one backoff curve: `first` ms before try number 1, doubling up to `cap`, then jittered down by {@link JITTER}. */
 export function backoff(retry: number, first: number, cap: number, random: () => number = Math.random): number {
   const base = Math.min(first * 2 ** Math.max(0, retry - 1), cap);
   return Math.round(base * (1 - JITTER * random()));
@@ -69,7 +49,6 @@ export function backoff(retry: number, first: number, cap: number, random: () =>
 export interface RetryDelayOptions {
   /** Longest wait the caller accepts; a longer server hint means: do not retry. */
   maxRetryDelay: number;
-  /** Source of randomness for jitter (injected by tests). */
   random?: (() => number) | undefined;
 }
 
@@ -77,17 +56,15 @@ const INITIAL_DELAY = 500;
 const MAX_COMPUTED_DELAY = 8_000;
 
 /**
- * How long to wait before retry number `retry` (1 for the first retry) of a request or a download's resume.
- * A server hint is obeyed exactly (no jitter: the server chose it); a computed delay is the `backoff` from 0.5 s
- * up to 8 s (and `maxRetryDelay`). Returns undefined when the server asks for more than `maxRetryDelay`:
- * failing fast beats sleeping for minutes.
+ * How long to wait before retry number `retry` (from 1) of a request or a download's resume: a server hint
+ * exactly, else the `backoff` from 0.5 s up to 8 s (and `maxRetryDelay`). Undefined when the server asks for more
+ * than `maxRetryDelay`: failing fast beats sleeping for minutes.
  */
 export function retryDelay(retry: number, retryAfterMs: number | undefined, options: RetryDelayOptions): number | undefined {
   if (retryAfterMs !== undefined) return retryAfterMs <= options.maxRetryDelay ? retryAfterMs : undefined;
   return backoff(retry, INITIAL_DELAY, Math.min(MAX_COMPUTED_DELAY, options.maxRetryDelay), options.random);
 }
 
-/** How one call retries: its budget, its cancellation, and who hears of each failure. */
 export interface RetrySettings extends RetryDelayOptions {
   /** Tries after the first. */
   maxRetries: number;
@@ -100,8 +77,8 @@ export interface RetrySettings extends RetryDelayOptions {
 
 /**
  * Run `attempt` (numbered from 1) until it succeeds, fails in a way `kind` must not repeat, or the budget is
- * spent; between tries, wait as `Retry-After` says or as `retryDelay` computes. A plain loop rather than p-retry:
- * its delay formula cannot obey `Retry-After`, and its per-call setup was the busiest frame of a poll.
+ * spent, waiting `retryDelay` between tries. Not p-retry: it cannot obey `Retry-After`, and its per-call setup was
+ * the busiest frame of a poll.
  */
 export async function withRetries<R>(kind: RequestKind, settings: RetrySettings, attempt: (number: number) => Promise<R>): Promise<R> {
   for (let retry = 0; ; retry++) {
@@ -123,13 +100,12 @@ export async function withRetries<R>(kind: RequestKind, settings: RetrySettings,
   }
 }
 
-// ─── Re-creating a job: when generateLong (per segment) and generateBatch (per item) make a whole job again ───
-
-/** How one try at making a job went wrong, reduced to what the policy needs. */
+/**
+ * How one try at making a job (a batch item, a long video's segment) went wrong: a create refused before any job
+ * started (`throttled` for a 429), or a job that ended FAILED (`rateLimited` when its code says so) or CANCELLED.
+ */
 export type JobFailure =
-  /** The create was refused before any job started (`shouldRetry('create', …)`); `throttled` for a 429. */
   | { kind: 'refused'; throttled: boolean }
-  /** The job ended FAILED; `rateLimited` when its code names a rate limit. */
   | { kind: 'failed'; code: string | undefined; rateLimited: boolean }
   | { kind: 'cancelled' };
 
@@ -142,11 +118,9 @@ export const MAX_REFUSED_CREATES = 20;
 const SERVICE_FAULT = /internal|server|unavailable|timeout|timed.?out|overload|capacity|temporar/i;
 
 /**
- * Whether a job is made again after `failure`. A refused create started no job, so making it again cannot pay
- * twice. A job FAILED for a rate limit or a fault of the service may well succeed later. Any other FAILED job (no
- * face in the image, an unknown code) would most likely fail again on the same inputs and be paid for again, so it
- * is reported instead: the ledger or manifest lets a rerun make it once the inputs are fixed. A CANCELLED job was
- * cancelled by someone on purpose (the SDK never cancels): making it again would overrule them.
+ * Whether a job is made again after `failure`: a refused create (no job started, none paid), or a job FAILED for a
+ * rate limit or a fault of the service. Any other FAILED job would most likely fail again on the same inputs and
+ * be paid for again, so it is reported; a CANCELLED one was cancelled on purpose (the SDK never cancels).
  */
 export function shouldRecreate(failure: JobFailure): boolean {
   if (failure.kind === 'refused') return true;
@@ -156,11 +130,9 @@ export function shouldRecreate(failure: JobFailure): boolean {
 
 /**
  * Milliseconds to wait before making the job again, or undefined to give up, after `tries` failures of this kind
- * (refused creates, or jobs that ended, of `maxJobs` allowed); `jobMs` is the client's smoothed job duration. The delay is {@link retryDelay}'s, jitter included, so that videos that
- * failed together do not come back together. After a job ran, its schedule is counted in quarters of a job's
- * duration instead of its first delay, so the same rule suits 300 ms jobs on a mock and two-minute jobs on the
- * service. A 429 has no delay here: it taught the client's limiter, which holds the next create through the
- * Retry-After and until there is a place (as it does every re-create).
+ * (refused creates, or jobs that ended, of `maxJobs`). After a job ran, the backoff counts in quarters of `jobMs`
+ * (the smoothed job duration), to suit 300 ms mock jobs and two-minute real ones. A 429 has no delay here: the
+ * client's limiter holds the next create through its Retry-After.
  */
 export function recreateDelay(
   failure: JobFailure,
@@ -172,7 +144,6 @@ export function recreateDelay(
   if (!shouldRecreate(failure)) return undefined;
   if (failure.kind === 'refused' ? tries > MAX_REFUSED_CREATES : tries >= maxJobs) return undefined;
   if (failure.kind === 'refused' && failure.throttled) return 0;
-  // Without a server hint, retryDelay always has a delay.
-  const delay = retryDelay(tries, undefined, { maxRetryDelay: Number.POSITIVE_INFINITY, random }) as number;
+  const delay = backoff(tries, INITIAL_DELAY, MAX_COMPUTED_DELAY, random);
   return failure.kind === 'refused' || jobMs === undefined ? delay : Math.round((delay * jobMs) / 4 / INITIAL_DELAY);
 }

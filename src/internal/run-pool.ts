@@ -1,8 +1,7 @@
 /**
- * Run `task` over `items`, at most `width` at a time, reading the next item only when there is room; results in
- * input order. After a failure no new item starts and `stop` fires (a task still waiting for a job's place gives
- * up), but those running finish (their jobs are paid for and their state is recorded), then the first failure is
- * thrown. The width bounds work in hand (files open, items read), never jobs: the client's limiter does that.
+ * Run `task` over `items`, at most `width` at a time (work in hand, not jobs: the limiter bounds those), reading
+ * an item only when there is room; results in input order. After a failure `stop` fires and no item starts, but
+ * those running finish (their jobs are paid for), then the first failure is thrown.
  * @internal
  */
 export async function runPool<T, R>(

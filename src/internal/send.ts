@@ -4,19 +4,16 @@ import type { Dispatcher } from 'undici';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } from '../errors.js';
 import { header, type RawHeaders } from './headers.js';
 import { scrub } from './redact.js';
-import { markUnsent } from './retry.js';
+import { unsent } from './retry.js';
 
-/**
- * The low-level HTTP exchanges under the Transport, on undici, each bounded by a timeout and the caller's signal,
- * with failures mapped to the SDK's connection errors (the key scrubbed): `exchange` reads a whole (small) answer,
- * `send` hands over a body to stream.
- */
+// The HTTP exchanges under the Transport, each bounded by a timeout and the caller's signal: `exchange` reads a
+// whole (small) answer, `send` hands over a body to stream.
 
 /** One HTTP exchange, before retries. */
 export interface Attempt {
   /** `https://host:port`. */
   origin: string;
-  /** Path and query, from the root: `/v1/videos/vid_1`. */
+  /** Path and query: `/v1/videos/vid_1`. */
   path: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
@@ -29,12 +26,11 @@ export interface Attempt {
 /** Most bytes read of a JSON answer: a video object or a page of them is a few KiB. */
 export const MAX_JSON_BYTES = 8 << 20;
 /** Most bytes read of an error answer; the rest is dropped with the connection. */
-export const MAX_ERROR_BYTES = 64 << 10;
+const MAX_ERROR_BYTES = 64 << 10;
 
+/** Failures before any byte of the request left: a create may be repeated. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-class TimeoutReason extends Error {}
 
 /** The error code of a failure or of its causes (undici wraps socket errors). */
 function errorCode(error: unknown): string | undefined {
@@ -47,29 +43,14 @@ function errorCode(error: unknown): string | undefined {
   return (error as { code?: string } | undefined)?.code;
 }
 
-/** Map a thrown transport failure to one of the SDK's connection errors, keeping it as `cause`. */
-function toConnectionError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean, secret: string): Error {
-  if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
-  if (signal?.aborted) return new APIUserAbortError('Request was aborted.', { cause: signal.reason });
-  const code = errorCode(error);
-  const detail = scrub(error instanceof Error ? error.message : String(error), secret);
-  const result =
-    timedOut || (code && TIMEOUT_CODES.has(code))
-      ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
-      : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
-  if (code && NOT_SENT_CODES.has(code)) markUnsent(result);
-  return result;
-}
+const userAbort = (signal: AbortSignal) => new APIUserAbortError('Request was aborted.', { cause: signal.reason });
 
 /** undici's options for an attempt: its idle timeouts (header and body) are our timeout too. */
 function undiciOptions({ origin, path, method, headers, body, timeout }: Attempt) {
   return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: timeout };
 }
 
-/**
- * What both kinds of exchange share: the link to the caller's signal and a deadline, kept until `settle()`.
- * `stop(reason)` is how each kind cuts its request short.
- */
+/** What both kinds of exchange share: the caller's signal and a deadline, until `done()`; `stop` cuts it short. */
 abstract class Bounded {
   timedOut = false;
   readonly deadline: number;
@@ -82,41 +63,43 @@ abstract class Bounded {
     this.#secret = secret;
     attempt.signal?.addEventListener('abort', this.#onAbort, { once: true });
     this.deadline = performance.now() + attempt.timeout;
-    watch(this);
+    inFlight.add(this);
+    if (this.deadline < timerAt) setTimer(this.deadline);
   }
 
   protected abstract stop(reason: unknown): void;
 
-  /** The deadline passed. */
   expire(): void {
     this.timedOut = true;
-    this.stop(new TimeoutReason(`timed out after ${this.attempt.timeout} ms`));
+    this.stop(new Error(`timed out after ${this.attempt.timeout} ms`));
   }
 
-  /** Release the deadline and the signal link. */
-  settle(): void {
+  /** Release the deadline and the signal link; for a streamed answer, once its body is consumed or abandoned. */
+  done(): void {
     inFlight.delete(this);
     this.attempt.signal?.removeEventListener('abort', this.#onAbort);
   }
 
+  /** The SDK connection error for a failure, also of the body (a stall, an abort), the key scrubbed from it. */
   fail(error: unknown): Error {
-    return toConnectionError(error, this.attempt.signal, this.timedOut, this.#secret);
+    const { signal } = this.attempt;
+    if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
+    if (signal?.aborted) return userAbort(signal);
+    const code = errorCode(error);
+    const detail = scrub(error instanceof Error ? error.message : String(error), this.#secret);
+    const result =
+      this.timedOut || (code && TIMEOUT_CODES.has(code))
+        ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
+        : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
+    if (code && NOT_SENT_CODES.has(code)) unsent.add(result);
+    return result;
   }
 }
 
-/**
- * The deadlines of the exchanges in flight, kept by one unref'd timer set for the earliest. A Node timer per
- * request, created and cleared each time, cost about a twentieth of a poll's CPU (bench/poll.ts). An exchange
- * that ends only leaves the set; the timer, when it fires, expires what is due and sets itself for the next.
- */
+/** Deadlines in flight, under one unref'd timer for the earliest: a timer per request cost 5% of a poll's CPU. */
 const inFlight = new Set<Bounded>();
 let timer: NodeJS.Timeout | undefined;
 let timerAt = Number.POSITIVE_INFINITY;
-
-function watch(exchange: Bounded): void {
-  inFlight.add(exchange);
-  if (exchange.deadline < timerAt) setTimer(exchange.deadline);
-}
 
 function setTimer(at: number): void {
   clearTimeout(timer);
@@ -147,14 +130,37 @@ export interface BufferedResponse {
   truncated: boolean;
 }
 
+/** The start of a body, at most `limit` bytes: how both kinds of exchange read a small answer. */
+class BodyStart {
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(readonly limit: number) {}
+
+  tooLong(headers: RawHeaders): boolean {
+    return Number(header(headers, 'content-length')) > this.limit;
+  }
+
+  /** Keep what fits of `chunk`; false once some of it did not. */
+  add(chunk: Buffer): boolean {
+    const room = this.limit - this.#size;
+    this.#chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
+    this.#size += Math.min(chunk.length, room);
+    return chunk.length <= room;
+  }
+
+  text(): string {
+    return Buffer.concat(this.#chunks, this.#size).toString('utf8');
+  }
+}
+
 /**
- * Send one request and read its whole answer, the timeout covering both (a body that stalls or drips after
- * the headers still times out), at most so many bytes of body (a hostile or broken server may send hundreds of
- * MiB, or never stop). A handler of undici's `dispatch` gathers the body: the stream `request()` builds for it
- * cost more than the rest of a poll (bench/poll.ts).
+ * Send one request and read its whole answer, the timeout covering both (a body that drips still times out), at
+ * most so many bytes of it (a hostile server may never stop). A handler of undici's `dispatch` gathers the body:
+ * the stream `request()` builds for it cost more than the rest of a poll (bench/poll.ts).
  */
 export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
-  if (attempt.signal?.aborted) return Promise.reject(new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason }));
+  if (attempt.signal?.aborted) return Promise.reject(userAbort(attempt.signal));
   return new Promise((resolve, reject) => {
     const gather = new Gather(attempt, secret, resolve, reject);
     try {
@@ -169,9 +175,7 @@ export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: strin
 class Gather extends Bounded implements Dispatcher.DispatchHandler {
   #status = 0;
   #headers: RawHeaders = {};
-  #limit = MAX_JSON_BYTES;
-  readonly #chunks: Buffer[] = [];
-  #size = 0;
+  #body = new BodyStart(MAX_JSON_BYTES);
   #controller: Dispatcher.DispatchController | undefined;
   /** Why the request must stop, when that was decided before undici handed over its controller. */
   #stopped: Error | undefined;
@@ -194,16 +198,12 @@ class Gather extends Bounded implements Dispatcher.DispatchHandler {
     if (status < 200) return; // 1xx: the answer is still to come
     this.#status = status;
     this.#headers = headers;
-    this.#limit = status < 300 ? MAX_JSON_BYTES : MAX_ERROR_BYTES;
-    if (Number(header(headers, 'content-length')) > this.#limit) this.#finish(true);
+    this.#body = new BodyStart(status < 300 ? MAX_JSON_BYTES : MAX_ERROR_BYTES);
+    if (this.#body.tooLong(headers)) this.#finish(true);
   }
 
   onResponseData(_controller: unknown, chunk: Buffer): void {
-    if (this.#settled) return;
-    const room = this.#limit - this.#size;
-    this.#chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
-    this.#size += Math.min(chunk.length, room);
-    if (chunk.length > room) this.#finish(true);
+    if (!this.#settled && !this.#body.add(chunk)) this.#finish(true);
   }
 
   onResponseEnd(): void {
@@ -227,8 +227,7 @@ class Gather extends Bounded implements Dispatcher.DispatchHandler {
 
   #finish(truncated: boolean): void {
     if (!this.#end()) return;
-    const text = Buffer.concat(this.#chunks, this.#size).toString('utf8');
-    this.#resolve({ status: this.#status, headers: this.#headers, text, truncated });
+    this.#resolve({ status: this.#status, headers: this.#headers, text: this.#body.text(), truncated });
     // The rest of a body too long is dropped with its connection.
     if (truncated) this.stop(new Error('answer too long'));
   }
@@ -237,32 +236,17 @@ class Gather extends Bounded implements Dispatcher.DispatchHandler {
   #end(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
-    this.settle();
+    this.done();
     return true;
   }
 }
 
 /** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
-export interface SentResponse {
-  readonly status: number;
-  readonly headers: RawHeaders;
-  readonly body: Dispatcher.ResponseData['body'];
-  /** Where the answer came from. */
-  readonly url: URL;
-  /** Release the signal link; call once the body is consumed or abandoned. */
-  done(): void;
-  /** The SDK error for a failure while reading the body (a stall, an abort, a dropped connection). */
-  fail(error: unknown): Error;
-  /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
-  release(): void;
-}
+export type SentResponse = Pick<Streamed, 'status' | 'headers' | 'body' | 'url' | 'done' | 'fail' | 'release'>;
 
-/**
- * Send one request whose body the caller streams: the timeout bounds the wait for the headers, then each idle
- * gap in the body (a download may rightly take longer than `timeout` in all).
- */
+/** Send one request whose body the caller streams; the timeout bounds the headers, then each idle gap in the body. */
 export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
-  if (attempt.signal?.aborted) throw new APIUserAbortError('Request was aborted.', { cause: attempt.signal.reason });
+  if (attempt.signal?.aborted) throw userAbort(attempt.signal);
   const streamed = new Streamed(attempt, secret);
   try {
     const response = await dispatcher.request({ ...undiciOptions(attempt), signal: streamed.switch });
@@ -272,28 +256,26 @@ export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: str
     streamed.body = response.body;
     return streamed;
   } catch (error) {
-    streamed.settle();
+    streamed.done();
     throw streamed.fail(error);
   }
 }
 
-/**
- * The abort switch undici takes as `signal`: an EventEmitter (undici documents it). An AbortController here cost
- * about 12 µs per loopback request in listener bookkeeping.
- */
+/** The abort switch undici takes as `signal`: an EventEmitter, as undici allows (an AbortController cost 12 µs). */
 class AbortSwitch extends EventEmitter {
   aborted = false;
   reason: unknown;
 }
 
 /** A streamed exchange, then its answer. */
-class Streamed extends Bounded implements SentResponse {
+class Streamed extends Bounded {
   status = 0;
   headers: RawHeaders = {};
   body!: Dispatcher.ResponseData['body'];
   readonly switch = new AbortSwitch();
   #url: URL | undefined;
 
+  /** Where the answer came from. */
   get url(): URL {
     this.#url ??= new URL(this.attempt.path, this.attempt.origin);
     return this.#url;
@@ -306,10 +288,7 @@ class Streamed extends Bounded implements SentResponse {
     this.switch.emit('abort');
   }
 
-  done(): void {
-    this.settle();
-  }
-
+  /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
   release(): void {
     // undici reports the destroy as an 'error' event; nobody else listens any more.
     this.body.on('error', () => {});
@@ -319,30 +298,23 @@ class Streamed extends Bounded implements SentResponse {
 }
 
 /**
- * Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`, mapping stalls and aborts to SDK
- * errors. Events rather than `for await`: the async iterator destroys the body when it finishes, which can cost
- * the keep-alive connection it came on.
+ * Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`. Events rather than `for await`: the
+ * async iterator destroys the body when it finishes, which can cost the keep-alive connection it came on.
  */
 export async function readErrorText(response: SentResponse): Promise<string> {
+  const body = new BodyStart(MAX_ERROR_BYTES);
   try {
-    if (Number(header(response.headers, 'content-length')) > MAX_ERROR_BYTES) {
+    if (body.tooLong(response.headers)) {
       response.release();
       return '';
     }
     return await new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
       response.body.on('data', (chunk: Buffer) => {
-        if (size + chunk.length <= MAX_ERROR_BYTES) {
-          chunks.push(chunk);
-          size += chunk.length;
-          return;
-        }
-        chunks.push(chunk.subarray(0, MAX_ERROR_BYTES - size));
+        if (body.add(chunk)) return;
         response.release();
-        resolve(Buffer.concat(chunks).toString('utf8'));
+        resolve(body.text());
       });
-      response.body.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+      response.body.once('end', () => resolve(body.text()));
       response.body.once('error', reject);
     });
   } catch (error) {

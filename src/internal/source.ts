@@ -15,7 +15,6 @@ import { NamedUpload, type Uploadable } from '../uploads.js';
 export interface LocalSource {
   /** Name for messages and the upload's file name. */
   readonly name: string;
-  /** Size in bytes. */
   readonly size: number;
   /** Path on disk, when the data lives in a file. */
   readonly path: string | undefined;
@@ -28,31 +27,18 @@ export interface LocalSource {
 }
 
 /**
- * The File shape form-data-encoder and formdata-node accept. It is built by hand because formdata-node's own
- * file streams close their controller after a cancel, which throws an uncaught exception when a server
- * answers (say, 503) before reading the whole upload.
+ * The File shape form-data-encoder and formdata-node accept, built by hand: formdata-node's own file streams throw
+ * an uncaught exception when a server answers (say, 503) before reading the whole upload.
  */
-export interface UploadFileLike {
-  readonly name: string;
-  readonly type: string;
-  readonly size: number;
-  readonly lastModified: number;
-  stream(): AsyncIterable<Uint8Array>;
-  readonly [Symbol.toStringTag]: 'File';
-}
+export type UploadFileLike = ReturnType<typeof fileLike>;
 
-function fileLike(name: string, type: string, size: number, stream: () => AsyncIterable<Uint8Array>): UploadFileLike {
-  return { name, type, size, lastModified: Date.now(), stream, [Symbol.toStringTag]: 'File' };
+function fileLike(name: string, type: string, size: number, stream: () => AsyncIterable<Uint8Array>) {
+  return { name, type, size, lastModified: Date.now(), stream, [Symbol.toStringTag]: 'File' as const };
 }
 
 function isNodeReadable(value: unknown): value is Readable {
-  return (
-    value instanceof Readable ||
-    (typeof value === 'object' &&
-      value !== null &&
-      typeof (value as Readable).pipe === 'function' &&
-      typeof (value as Readable).on === 'function')
-  );
+  const stream = value as Partial<Readable> | null | undefined;
+  return value instanceof Readable || (typeof stream?.pipe === 'function' && typeof stream.on === 'function');
 }
 
 function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
@@ -111,23 +97,15 @@ async function openPath(path: string, name: string, onDispose?: () => Promise<vo
       if (offset >= end) return new Uint8Array(0);
       const handle = await open(path, 'r');
       try {
-        const buffer = new Uint8Array(end - offset);
-        let filled = 0;
-        while (filled < buffer.length) {
-          const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, offset + filled);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-        }
-        return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+        const { buffer, bytesRead } = await handle.read(new Uint8Array(end - offset), 0, end - offset, offset);
+        return bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
       } finally {
         await handle.close();
       }
     },
     // 1 MiB reads keep per-chunk overhead low for large video references.
     toFile: (fileName, type) => fileLike(fileName, type, size, () => createReadStream(path, { highWaterMark: 1 << 20 })),
-    dispose: async () => {
-      await onDispose?.();
-    },
+    dispose: async () => onDispose?.(),
   };
 }
 

@@ -7,7 +7,7 @@ import { type Answer, APIPromise } from './api-promise.js';
 import { type RawHeaders, requestId, safeHeaders } from './headers.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
-import { followRedirects, resolveRedirects } from './redirect.js';
+import { followRedirects } from './redirect.js';
 import type { APIRequest, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
 import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
@@ -27,11 +27,7 @@ export interface TransportOptions {
   timeout: number;
   maxRetries: number;
   maxRetryDelay: number;
-  /**
-   * Told how each create was answered (the client's job limit learns from it): each 429, once per attempt, with
-   * how long ago that attempt was sent (a refusal of a request sent before the limit was last cut is old news),
-   * and each acceptance.
-   */
+  /** Told of each create's answer, for the client's job limit: each 429 (with the attempt's age) and acceptance. */
   createFeedback?: {
     throttled(retryAfterMs: number | undefined, attemptAgeMs: number): void;
     admitted(): void;
@@ -41,16 +37,12 @@ export interface TransportOptions {
 /** Per-call settings of a streamed GET. */
 export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
 
-/**
- * What lib's helpers (wait, download, content, generate) use of the HTTP side: requests under the retry policy and
- * streamed GETs, without the key, the send helpers or anything else of the class. Not exported from the package.
- */
+/** What lib's helpers (wait, download, content, generate) use of the transport: no key, nothing else of the class. */
 export type HTTPPort = Pick<Transport, 'logger' | 'timeout' | 'maxRetryDelay' | 'url' | 'request' | 'withRetries' | 'get'>;
 
 /**
- * @internal The one HTTP path of the SDK, owned by the client and handed down to resources and helpers:
- * auth headers, retries, redirects that drop the key off the API origin, error mapping and scrubbing.
- * The key lives in a private field: nothing here returns it.
+ * @internal The one HTTP path of the SDK, owned by the client: auth headers, retries, redirects that drop the key
+ * off the API origin, error mapping and scrubbing. The key lives in a private field: nothing here returns it.
  */
 export class Transport {
   readonly timeout: number;
@@ -66,7 +58,7 @@ export class Transport {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #feedback: TransportOptions['createFeedback'];
-  /** Whether debug lines are written: their strings are not even built otherwise. */
+  /** Debug lines' strings are not even built without it. */
   readonly #debug: boolean;
   readonly #redact = (headers: RawHeaders) => redactHeaders(headers, this.#apiKey);
   readonly #log = (message: string) => this.logger.info(message);
@@ -101,10 +93,7 @@ export class Transport {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
-  /**
-   * The public promise of a call's answer: awaited, its data; `withResponse()`, its request id and redacted headers.
-   * A call that throws at once (a bad id) rejects instead, as an async method would.
-   */
+  /** The public promise of a call's answer; a call that throws at once (a bad id) rejects, as an async method would. */
   promise<T>(call: () => Promise<Answer<T>>): APIPromise<T> {
     let answer: Promise<Answer<T>>;
     try {
@@ -134,20 +123,17 @@ export class Transport {
 
   /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
   async get(url: URL, options: StreamOptions = {}): Promise<SentResponse> {
-    const response = await followRedirects(url, this.#follow(url, options));
+    const { response } = await followRedirects(url, this.#follow(url, options));
     return throwForStatus(response, this.#apiKey);
   }
 
-  /**
-   * One GET of the API `url` that stops at the first address off the API's origin and returns it, unrequested,
-   * with the redirect that named it.
-   */
-  resolveRedirect(url: URL, options: StreamOptions = {}): Promise<Answer<string>> {
-    return resolveRedirects(url, this.#follow(url, options), async (response) => {
-      await throwForStatus(response, this.#apiKey);
-      response.release();
-      throw new AvatarVideoError(`${url.pathname} answered ${response.status} without redirecting to a file address.`);
-    });
+  /** One GET of the API `url` that returns the first address off the API's origin, unrequested, with its redirect. */
+  async resolveRedirect(url: URL, options: StreamOptions = {}): Promise<Answer<string>> {
+    const { response, offOrigin } = await followRedirects(url, this.#follow(url, options), true);
+    if (offOrigin) return { data: offOrigin.href, status: response.status, headers: response.headers };
+    await throwForStatus(response, this.#apiKey);
+    response.release();
+    throw new AvatarVideoError(`${url.pathname} answered ${response.status} without redirecting to a file address.`);
   }
 
   #follow(url: URL, options: StreamOptions) {

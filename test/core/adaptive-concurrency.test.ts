@@ -187,15 +187,15 @@ describe('ConcurrencyLimiter', () => {
     await expect(runs[0]).resolves.toBe('done');
     await tick();
     expect(started).toEqual([1, 2, 3]);
-    expect(limiter.inFlight).toBe(2);
+    expect(limiter.snapshot().running).toBe(2);
     gates[1]!.fail(new Error('a local error'));
     await expect(runs[1]).rejects.toThrow('a local error');
     await tick();
     expect(started).toEqual([1, 2, 3, 4]);
-    expect(limiter.inFlight).toBe(2);
+    expect(limiter.snapshot().running).toBe(2);
     for (const g of gates) g.finish();
     await Promise.all(runs.slice(2));
-    expect(limiter.inFlight).toBe(0);
+    expect(limiter.snapshot().running).toBe(0);
   });
 
   it('holds new jobs during a Retry-After pause, then runs them', async () => {
@@ -235,7 +235,7 @@ describe('ConcurrencyLimiter', () => {
     held.finish();
     await holding;
     expect(ran).toBe(false);
-    expect(limiter.inFlight).toBe(0);
+    expect(limiter.snapshot().running).toBe(0);
   });
 
   it('probes past the jobs the service accepted, not past the places still waiting for their create', async () => {
@@ -259,7 +259,7 @@ describe('ConcurrencyLimiter', () => {
     const limiter = new ConcurrencyLimiter({ concurrency: 1 });
     const jobs = [gate(), gate()];
     const runs = jobs.map((g) => limiter.run(g.job, { resumed: true }));
-    expect(limiter.inFlight).toBe(2);
+    expect(limiter.snapshot().running).toBe(2);
     for (const g of jobs) g.finish();
     await Promise.all(runs);
   });
@@ -287,7 +287,7 @@ describe('ConcurrencyLimiter', () => {
     start('d', fixed); // 3 run: it waits
     await tick();
     expect(started).toEqual(['a', 'b', 'c']);
-    expect(limiter.inFlight).toBe(3);
+    expect(limiter.snapshot().running).toBe(3);
     expect(limiter.snapshot()).toMatchObject({ limit: 2, running: 3 });
     for (const g of gates) g.finish();
   });

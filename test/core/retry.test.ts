@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AvatarVideoError } from '../../src/errors.js';
-import { backoff, isRetryable, markUnsent, parseRetryAfter, retryDelay } from '../../src/internal/retry.js';
+import { backoff, isRetryable, parseRetryAfter, retryDelay, unsent as unsentErrors } from '../../src/internal/retry.js';
 
 const status = (code: number) => new APIError({ status: code, message: `${code}`, headers: {}, body: null });
 /** A connection error raised before any byte of the request left (refused, DNS). */
 const unsent = <E extends Error>(error: E) => {
-  markUnsent(error);
+  unsentErrors.add(error);
   return error;
 };
 
