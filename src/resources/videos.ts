@@ -9,6 +9,7 @@ import { contentAddress, contentRequest, openContent, type VideoContent } from '
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import {
   type CreateAndWaitOptions,
+  type CreateOptions,
   createAndWait,
   type GenerateOptions,
   type GenerateResult,
@@ -22,12 +23,7 @@ import { retrieveVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { checkListParams, type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
 
-export type { VideoContent } from '../lib/content.js';
-
-export interface CreateOptions extends RequestOptions {
-  /** Check formats and durations locally before uploading. @default true */
-  validate?: boolean;
-}
+export type { CreateOptions } from '../lib/generate.js';
 
 /** Options of `videos.contentURL`. */
 export type ContentURLOptions = RequestOptions;
