@@ -8,7 +8,7 @@ import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
 import { type JobStage, namingJob, nextCall } from './job-error.js';
 import type { VideoCreateParams } from './media/prepare.js';
-import { pollHint } from './poll-hint.js';
+import { pollHint } from './poll-schedule.js';
 import { type WaitOptions, waitForVideo } from './wait.js';
 
 /**

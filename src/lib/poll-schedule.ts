@@ -3,8 +3,12 @@
  * options and random numbers give the same plan. `recordPoll` folds one observation into a small history (a
  * wait's cost per poll stays constant however long it runs); `planPoll` turns a history into the next delay.
  * While progress moves, a line fitted through the last few values says when it will reach 100: polls are sparse
- * while that is far and aimed at it once near. Without usable progress the plan is plain backoff.
+ * while that is far and aimed at it once near. Without usable progress the plan is plain backoff. A server's
+ * hint (`Retry-After`, `x-poll-after`) wins over the plan, sooner or later, within bounds that keep a broken
+ * server from making a wait spin.
  */
+import { header, type RawHeaders } from '../internal/headers.js';
+import { parseRetryAfter } from '../internal/retry.js';
 
 /** @internal One look at a job that was still running: when it was taken, in ms on the wait's clock, and its progress. */
 export interface PollObservation {
@@ -132,4 +136,25 @@ function median(values: number[]): number | undefined {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Headers a server may use to say when to poll again (delay-seconds or an HTTP-date). */
+const POLL_HINT_HEADERS = ['retry-after', 'x-poll-after'];
+/** Server hints are stretched by up to this fraction, so jobs given the same hint do not poll in step. */
+const HINT_JITTER = 0.1;
+/** The shortest delay a server hint can ask for, so that a broken or hostile server cannot make a wait spin. */
+const MIN_HINT_MS = 50;
+
+/** @internal Milliseconds until the next poll when the server said when to come back (`hint` ms). */
+export function hintedDelay(hint: number, random = Math.random): number {
+  return Math.round(Math.max(hint, MIN_HINT_MS) * (1 + HINT_JITTER * random()));
+}
+
+/** @internal The first poll hint found in response headers, in ms. */
+export function pollHint(headers: RawHeaders): number | undefined {
+  for (const name of POLL_HINT_HEADERS) {
+    const hint = parseRetryAfter(header(headers, name));
+    if (hint !== undefined) return hint;
+  }
+  return undefined;
 }

@@ -6,8 +6,7 @@ import { backoff, isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { HTTPPort } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
-import { hintedDelay, pollHint } from './poll-hint.js';
-import { EMPTY_HISTORY, type PollPlan, type PollScheduleOptions, planPoll, recordPoll } from './poll-schedule.js';
+import { EMPTY_HISTORY, hintedDelay, type PollPlan, type PollScheduleOptions, planPoll, pollHint, recordPoll } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
 export interface WaitProgress {
