@@ -2,14 +2,22 @@ import { describe, expect, it } from 'vitest';
 import {
   backoffDelay,
   EMPTY_HISTORY,
-  estimateFinish,
+  fitFinish,
   type PollObservation,
-  planNextPoll,
+  type PollScheduleOptions,
   planPoll,
   recordPoll,
 } from '../src/lib/poll-schedule.js';
 
 const DEFAULTS = { pollInterval: 2_000, maxPollInterval: 10_000 };
+
+/** The plan a wait makes after every observation so far (oldest first): each folded in, then one plan. */
+const planNextPoll = (observations: readonly PollObservation[], now: number, options: PollScheduleOptions, random: () => number) =>
+  planPoll(observations.reduce(recordPoll, EMPTY_HISTORY), now, options, random);
+
+/** The fit alone, each reading its own value run. */
+const estimateFinish = (points: PollObservation[]) =>
+  fitFinish(points.flatMap(({ at, progress }) => (progress == null ? [] : [{ progress, timeSum: at, count: 1 }])));
 const NEAR_GAP = DEFAULTS.pollInterval / 4;
 
 /** Deterministic numbers in [0, 1), so a failing case can be replayed. */

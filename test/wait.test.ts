@@ -13,7 +13,7 @@ import {
   VideoFailedError,
   WaitTimeoutError,
 } from '../src/index.js';
-import { hintedDelay, pollHint } from '../src/lib/poll-hint.js';
+import { hintedDelay, pollHint } from '../src/lib/poll-schedule.js';
 import { WAIT_CLOCK, type WaitClock, type WaitOptions } from '../src/lib/wait.js';
 import { type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { json, rawServer, video } from './helpers/raw-server.js';

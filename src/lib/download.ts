@@ -61,11 +61,10 @@ interface Transfer {
   readonly id: string;
   readonly file: AtomicFile;
   readonly options: DownloadOptions;
-  readonly contentURL: URL;
-  proof: Proof | undefined;
-  total: number | undefined;
-  contentType: string | undefined;
-  requestId: string | undefined;
+  proof?: Proof | undefined;
+  total?: number | undefined;
+  contentType?: string | undefined;
+  requestId?: string | undefined;
 }
 
 /** @internal Use `client.videos.download`. */
@@ -83,20 +82,9 @@ export async function downloadVideo(
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new AvatarVideoError(`Cannot download to ${path}: it is a directory.`);
 
-  const contentURL = contentAddress(http, id);
   try {
     return await writeFileAtomic(path, async (file) => {
-      const state: Transfer = {
-        http,
-        id,
-        file,
-        options,
-        contentURL,
-        proof: undefined,
-        total: undefined,
-        contentType: undefined,
-        requestId: undefined,
-      };
+      const state: Transfer = { http, id, file, options };
       await transfer(state);
       await verify(state);
       return { path, bytes: file.size, contentType: state.contentType };
@@ -152,15 +140,16 @@ async function pass(state: Transfer): Promise<AvatarVideoError | undefined> {
 /** Open the content: from the API without a proof, else straight from the file's address with a guarded range. */
 function open(state: Transfer): Promise<SentResponse> {
   const { http, options, proof } = state;
+  const contentURL = contentAddress(http, state.id);
   return http.withRetries('read', options, async () => {
-    if (!proof) return http.get(state.contentURL, contentRequest(options));
+    if (!proof) return http.get(contentURL, contentRequest(options));
     const guarded = contentRequest(options, { range: `bytes=${state.file.size}-`, 'if-range': proof.validator });
     try {
       return await http.get(proof.url, guarded);
     } catch (error) {
       if (!(error instanceof APIError && signedURLExpired(error.status))) throw error;
       // The signed address has likely expired: ask the API for a fresh one, same guarded range.
-      return http.get(state.contentURL, guarded);
+      return http.get(contentURL, guarded);
     }
   });
 }
@@ -175,7 +164,7 @@ const NOT_VIDEO = /^\s*(application\/(?:[\w.+-]*\+)?json|text\/|application\/xht
 async function accept(response: SentResponse, state: Transfer): Promise<void> {
   const contentType = header(response.headers, 'content-type');
   state.requestId = requestId(response.headers) ?? state.requestId;
-  const broken = (reason: string) => new DownloadIntegrityError({ reason, videoId: state.id, requestId: state.requestId });
+  const broken = (reason: string) => integrityError(state, reason);
   if (contentType && NOT_VIDEO.test(contentType)) throw broken(`the answer's content type ${contentType} is not a video`);
   if (response.status === 206 && state.proof) {
     // A host that ignores If-Range answers with whatever it has now: its validator tells, not its range.
@@ -218,25 +207,22 @@ function continues(value: string | undefined, offset: number, total: number): bo
  */
 async function write(response: SentResponse, state: Transfer): Promise<APIConnectionError | undefined> {
   const { file, options } = state;
-  let local: { error: unknown } | undefined;
+  let writing = false;
   try {
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      try {
-        await file.write(chunk);
-        options.onProgress?.({ bytes: file.size, total: state.total });
-      } catch (error) {
-        local = { error };
-        break;
-      }
+      writing = true;
+      await file.write(chunk);
+      options.onProgress?.({ bytes: file.size, total: state.total });
+      writing = false;
     }
   } catch (error) {
+    if (writing) throw error;
     const mapped = response.fail(error);
     if (mapped instanceof APIConnectionError) return mapped;
     throw mapped;
   } finally {
     response.done();
   }
-  if (local) throw local.error;
   await file.drain();
   return undefined;
 }
@@ -244,12 +230,15 @@ async function write(response: SentResponse, state: Transfer): Promise<APIConnec
 /** The last word before the rename: the announced size, and an MP4 whose top-level boxes add up. */
 async function verify(state: Transfer): Promise<void> {
   const { file } = state;
-  const broken = (reason: string) => new DownloadIntegrityError({ reason, videoId: state.id, requestId: state.requestId });
-  if (state.total !== undefined && file.size !== state.total) throw broken(`received ${file.size} bytes of ${state.total}`);
+  if (state.total !== undefined && file.size !== state.total) throw integrityError(state, `received ${file.size} bytes of ${state.total}`);
   await file.drain();
   try {
     await checkWholeMp4(new ByteReader(file));
   } catch (error) {
-    throw broken(`the file is not a whole MP4: ${(error as Error).message}`);
+    throw integrityError(state, `the file is not a whole MP4: ${(error as Error).message}`);
   }
+}
+
+function integrityError(state: Transfer, reason: string): DownloadIntegrityError {
+  return new DownloadIntegrityError({ reason, videoId: state.id, requestId: state.requestId });
 }

@@ -8,7 +8,7 @@ import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
 import { type JobStage, namingJob, nextCall } from './job-error.js';
 import type { VideoCreateParams } from './media/prepare.js';
-import { pollHint } from './poll-hint.js';
+import { pollHint } from './poll-schedule.js';
 import { type WaitOptions, waitForVideo } from './wait.js';
 
 /**
@@ -16,10 +16,7 @@ import { type WaitOptions, waitForVideo } from './wait.js';
  * create request (its upload), as they do on `create`; `waitTimeout` bounds the wait that follows;
  * `signal` stops either.
  */
-export interface CreateAndWaitOptions extends WaitOptions, Omit<RequestOptions, 'signal'> {
-  /** Check formats and durations locally before uploading. @default true */
-  validate?: boolean;
-}
+export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, 'signal'> {}
 
 /**
  * Options of `videos.generate`. `signal` covers the whole run: upload, wait and download. `timeout` and
@@ -40,21 +37,18 @@ export interface GenerateResult {
   bytes: number;
 }
 
-/** Options of one create: the request's, and whether to check the inputs locally first. */
-export type CreateRequestOptions = RequestOptions & { validate?: boolean | undefined };
+/** Options of `videos.create`. */
+export interface CreateOptions extends RequestOptions {
+  /** Check formats and durations locally before uploading. @default true */
+  validate?: boolean;
+}
 
 /** @internal What createAndWait and generate use: the HTTP port, the resource's create, the client's job limiter. */
 export interface JobPort {
   http: HTTPPort;
   /** `videos.create`, with the response it came in (its headers may hint when to poll first). */
-  create(params: VideoCreateParams, options: CreateRequestOptions): Promise<Answer<Video>>;
+  create(params: VideoCreateParams, options: CreateOptions): Promise<Answer<Video>>;
   limiter: ConcurrencyLimiter;
-}
-
-/** Split `createAndWait`'s options into the create request's and the wait's. */
-function splitCreateAndWait(options: CreateAndWaitOptions): { create: CreateRequestOptions; wait: WaitOptions } {
-  const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, ...wait } = options;
-  return { create: { timeout, maxRetries, maxRetryDelay, headers, validate, signal }, wait: { ...wait, signal } };
 }
 
 /**
@@ -67,14 +61,14 @@ export function createAndWait(
   options: CreateAndWaitOptions,
   stage: JobStage = 'running',
 ): Promise<Video> {
-  const { create, wait } = splitCreateAndWait(options);
+  const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, ...wait } = options;
   return jobs.limiter.run(
     async () => {
-      const created = await jobs.create(params, create);
+      const created = await jobs.create(params, { timeout, maxRetries, maxRetryDelay, headers, validate, signal });
       const { id } = created.data;
       try {
         // The create's answer counts as the first poll, its hint included.
-        return await waitForVideo(jobs.http, id, wait, { video: created.data, hint: pollHint(created.headers) });
+        return await waitForVideo(jobs.http, id, { ...wait, signal }, { video: created.data, hint: pollHint(created.headers) });
       } catch (error) {
         // A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed.
         if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
@@ -85,7 +79,7 @@ export function createAndWait(
         throw namingJob(error, id, nextCall(id, stage));
       }
     },
-    { signal: options.signal },
+    { signal },
   );
 }
 

@@ -5,14 +5,11 @@ import { AvatarVideoError, VideoCancelledError, VideoFailedError } from '../erro
  * job and the call that goes on with it: the id must not live only in a log line that `logLevel: 'off'` hides.
  */
 
-/** Where a created job stood when the call that made it failed. */
-export type JobStage =
-  /** Created, maybe still running; the call would have returned it. */
-  | 'running'
-  /** Created, maybe still running; the call would have saved it too. */
-  | 'running-then-save'
-  /** COMPLETE on the service; saving it failed. */
-  | 'complete';
+/**
+ * Where a created job stood when the call that made it failed: maybe still running (the call would have returned
+ * it, or saved it too), or COMPLETE with saving failed.
+ */
+export type JobStage = 'running' | 'running-then-save' | 'complete';
 
 /** The call that goes on with job `id` from `stage`, as a sentence for an error message. */
 export function nextCall(id: string, stage: JobStage): string {

@@ -1,15 +1,14 @@
 /**
- * When to poll a running job next, from the progress it reported so far. Pure: the same observations,
- * time, options and random numbers give the same plan. `recordPoll` folds one observation into a
- * small history (so a wait's cost per poll stays constant however long it runs); `planPoll` turns a
- * history into the next delay; `planNextPoll` does both for a whole series.
- *
- * While progress moves, a straight line fitted (robustly) through the last few values says when it will
- * reach 100. Polls are then sparse while that moment is far (`maxPollInterval` apart) and aimed at it once
- * it is near, never closer together than a quarter of `pollInterval`. Without usable progress (null,
- * standing still, going backwards, or an estimate that keeps being wrong) the plan is plain backoff:
- * `pollInterval`, growing 1.5 times per poll up to `maxPollInterval`, shortened by jitter.
+ * When to poll a running job next, from the progress it reported so far. Pure: the same observations, time,
+ * options and random numbers give the same plan. `recordPoll` folds one observation into a small history (a
+ * wait's cost per poll stays constant however long it runs); `planPoll` turns a history into the next delay.
+ * While progress moves, a line fitted through the last few values says when it will reach 100: polls are sparse
+ * while that is far and aimed at it once near. Without usable progress the plan is plain backoff. A server's
+ * hint (`Retry-After`, `x-poll-after`) wins over the plan, sooner or later, within bounds that keep a broken
+ * server from making a wait spin.
  */
+import { header, type RawHeaders } from '../internal/headers.js';
+import { parseRetryAfter } from '../internal/retry.js';
 
 /** @internal One look at a job that was still running: when it was taken, in ms on the wait's clock, and its progress. */
 export interface PollObservation {
@@ -103,34 +102,10 @@ export function planPoll(history: PollHistory, now: number, options: PollSchedul
   return { delay: Math.round(Math.max(untilFinish, options.pollInterval * NEAR_SHARE)), finishAt };
 }
 
-/** @internal The plan for the next poll, given every observation of this wait so far (oldest first). */
-export function planNextPoll(
-  observations: readonly PollObservation[],
-  now: number,
-  options: PollScheduleOptions,
-  random: () => number = Math.random,
-): PollPlan {
-  return planPoll(observations.reduce(recordPoll, EMPTY_HISTORY), now, options, random);
-}
-
 /** @internal The `step`-th backoff delay (0 = `pollInterval`), capped at `maxPollInterval`, shortened by jitter. */
 export function backoffDelay(step: number, options: PollScheduleOptions, random: () => number = Math.random): number {
   const interval = Math.min(options.pollInterval * BACKOFF_FACTOR ** step, options.maxPollInterval);
   return Math.round(interval * (1 - JITTER * random()));
-}
-
-/** @internal The fit alone, over the last `FIT_WINDOW` values of a series of observations. */
-export function estimateFinish(points: readonly PollObservation[]): number | undefined {
-  const runs: ValueRun[] = [];
-  for (const { at, progress } of points) {
-    if (progress == null) continue;
-    const last = runs.at(-1);
-    if (last?.progress === progress) {
-      last.timeSum += at;
-      last.count++;
-    } else runs.push({ progress, timeSum: at, count: 1 });
-  }
-  return fitFinish(runs.slice(-FIT_WINDOW));
 }
 
 /**
@@ -138,8 +113,9 @@ export function estimateFinish(points: readonly PollObservation[]): number | und
  * undefined when progress is not rising. A run counts once, at its polls' mean time, so dense polls (a
  * server hint) weigh no more than sparse ones. An integer percentage stands for anything up to the next
  * one, so each value counts as half a point more.
+ * @internal
  */
-function fitFinish(runs: readonly ValueRun[]): number | undefined {
+export function fitFinish(runs: readonly ValueRun[]): number | undefined {
   const points = runs.map(({ progress, timeSum, count }) => ({ at: timeSum / count, value: Math.min(progress + 0.5, 100) }));
   const slopes: number[] = [];
   for (let i = 0; i < points.length; i++) {
@@ -160,4 +136,25 @@ function median(values: number[]): number | undefined {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Headers a server may use to say when to poll again (delay-seconds or an HTTP-date). */
+const POLL_HINT_HEADERS = ['retry-after', 'x-poll-after'];
+/** Server hints are stretched by up to this fraction, so jobs given the same hint do not poll in step. */
+const HINT_JITTER = 0.1;
+/** The shortest delay a server hint can ask for, so that a broken or hostile server cannot make a wait spin. */
+const MIN_HINT_MS = 50;
+
+/** @internal Milliseconds until the next poll when the server said when to come back (`hint` ms). */
+export function hintedDelay(hint: number, random = Math.random): number {
+  return Math.round(Math.max(hint, MIN_HINT_MS) * (1 + HINT_JITTER * random()));
+}
+
+/** @internal The first poll hint found in response headers, in ms. */
+export function pollHint(headers: RawHeaders): number | undefined {
+  for (const name of POLL_HINT_HEADERS) {
+    const hint = parseRetryAfter(header(headers, name));
+    if (hint !== undefined) return hint;
+  }
+  return undefined;
 }

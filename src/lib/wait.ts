@@ -6,8 +6,7 @@ import { backoff, isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { HTTPPort } from '../internal/transport.js';
 import { type Video, VideoSchema } from '../schemas.js';
-import { hintedDelay, pollHint } from './poll-hint.js';
-import { EMPTY_HISTORY, type PollHistory, type PollPlan, planPoll, recordPoll } from './poll-schedule.js';
+import { EMPTY_HISTORY, hintedDelay, type PollPlan, type PollScheduleOptions, planPoll, pollHint, recordPoll } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
 export interface WaitProgress {
@@ -50,10 +49,7 @@ export interface WaitOptions {
   onProgress?: (video: Video, progress: WaitProgress) => void;
 }
 
-/**
- * @internal Time and chance for a wait. The SDK uses the real ones; tests pass a virtual clock (as the hidden
- * option `[WAIT_CLOCK]` of `waitForCompletion`) so that they check the schedule without measuring wall time.
- */
+/** @internal Time and chance for a wait: tests pass a virtual clock (the hidden option `[WAIT_CLOCK]`) to check the schedule without wall time. */
 export interface WaitClock {
   now(): number;
   /** Resolves after `ms`; rejects at once when `signal` fires. */
@@ -86,152 +82,138 @@ function positive(value: number, name: string): number {
   return value;
 }
 
-/** A video as one answer showed it, with that answer's hint for the next poll (ms), if it gave one. */
-export interface SeenVideo {
-  video: Video;
-  hint: number | undefined;
-}
-
-/** A wait's settled options and its running state, shared by the steps of the loop. */
-interface Wait {
-  http: HTTPPort;
-  id: string;
-  clock: WaitClock;
-  schedule: { pollInterval: number; maxPollInterval: number };
-  waitTimeout: number;
-  deadline: number;
-  /** Fires at the deadline or when the caller aborts; stops the poll, the core's retry sleep, or our sleep. */
-  controller: AbortController;
-  signal: AbortSignal | undefined;
-  onProgress: WaitOptions['onProgress'];
-  history: PollHistory;
-  reported: string | undefined;
-  last: Video | undefined;
-  lastError: unknown;
-}
-
 /**
  * Poll a job until it is COMPLETE (returned), FAILED or CANCELLED (thrown), or the deadline passes.
- * `initial` is a video already in hand (from create), with the poll hint its answer carried: it counts as the
+ * `initial` is a video already in hand (from create), with the poll hint (ms) its answer carried: it counts as the
  * first poll.
  * @internal Use `client.videos.waitForCompletion`.
  */
-export async function waitForVideo(http: HTTPPort, id: string, options: WaitOptions = {}, initial?: SeenVideo): Promise<Video> {
-  const clock = (options as { [WAIT_CLOCK]?: WaitClock })[WAIT_CLOCK] ?? realClock;
-  const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
-  const maxPollInterval = Math.max(positive(options.maxPollInterval ?? 10_000, 'maxPollInterval'), pollInterval);
-  const waitTimeout = positive(options.waitTimeout ?? 600_000, 'waitTimeout');
-  const { signal, onProgress } = options;
-  if (signal?.aborted) throw new APIUserAbortError('Wait was aborted.', { cause: signal.reason });
-
-  const controller = new AbortController();
-  const cancelDeadline = clock.after(waitTimeout, () => controller.abort(new Error('wait deadline')));
-  const forwardAbort = () => controller.abort(signal?.reason);
+export async function waitForVideo(
+  http: HTTPPort,
+  id: string,
+  options: WaitOptions = {},
+  initial?: { video: Video; hint: number | undefined },
+): Promise<Video> {
+  const wait = new Wait(http, id, options);
+  const { signal } = options;
+  if (signal?.aborted) wait.interrupted(undefined);
+  const cancelDeadline = wait.clock.after(wait.waitTimeout, () => wait.controller.abort(new Error('wait deadline')));
+  const forwardAbort = () => wait.controller.abort(signal?.reason);
   signal?.addEventListener('abort', forwardAbort, { once: true });
-  const wait: Wait = {
-    http,
-    id,
-    clock,
-    waitTimeout,
-    controller,
-    signal,
-    onProgress,
-    schedule: { pollInterval, maxPollInterval },
-    deadline: clock.now() + waitTimeout,
-    history: EMPTY_HISTORY,
-    reported: undefined,
-    last: undefined,
-    lastError: undefined,
-  };
   try {
-    return await pollUntilSettled(wait, initial);
+    return await wait.pollUntilSettled(initial?.video, initial?.hint);
   } finally {
     cancelDeadline();
     signal?.removeEventListener('abort', forwardAbort);
   }
 }
 
-async function pollUntilSettled(wait: Wait, initial: SeenVideo | undefined): Promise<Video> {
-  const { clock, controller } = wait;
-  let fresh = initial?.video;
-  let seenAt = clock.now();
-  let hint = initial?.hint;
-  let failures = 0;
-  for (let round = 0; ; round++) {
-    let delay = 0;
-    if (fresh) {
-      const plan = settleOrPlan(wait, fresh, seenAt);
-      if (!plan) return fresh;
-      delay = hint === undefined ? plan.delay : hintedDelay(hint, clock.random);
-    } else if (round > 0) {
-      // The last poll failed (after the transport's own retries): back off from pollInterval, as the retry policy does.
-      const { pollInterval, maxPollInterval } = wait.schedule;
-      delay = hint === undefined ? backoff(failures, pollInterval, maxPollInterval, clock.random) : hintedDelay(hint, clock.random);
-    }
-    // Without a video in hand, the first poll goes out at once.
-    if (delay > 0) await clock.sleep(Math.min(delay, wait.deadline - clock.now()), controller.signal).catch((e) => interrupted(wait, e));
-    const remaining = wait.deadline - clock.now();
-    if (remaining <= 0) throw new WaitTimeoutError(wait.id, wait.last, wait.waitTimeout, { cause: wait.lastError });
-    const sentAt = clock.now();
-    try {
-      const answer = await retrieveVideo(wait.http, wait.id, {
-        signal: controller.signal,
-        timeout: Math.min(wait.http.timeout, remaining),
-      });
-      fresh = answer.data;
-      hint = pollHint(answer.headers);
-      // The server looked at the job somewhere between sending and answering.
-      seenAt = (sentAt + clock.now()) / 2;
-      wait.lastError = undefined;
-      failures = 0;
-    } catch (error) {
-      if (controller.signal.aborted) interrupted(wait, error);
-      // The core already retried this poll; a failure it calls transient (5xx, 429, a dropped
-      // connection) must not end a wait that may last minutes. Anything else (401, 403, 404) does.
-      if (!isRetryable('read', error)) throw error;
-      wait.http.logger.info(`polling video ${wait.id} failed (${(error as Error).message}); polling again`);
-      wait.lastError = error;
-      failures++;
-      fresh = undefined;
-      hint = error instanceof APIError ? pollHint(error.headers) : undefined;
+/** A wait's settled options and what it has seen so far. */
+class Wait {
+  readonly clock: WaitClock;
+  readonly schedule: PollScheduleOptions;
+  readonly waitTimeout: number;
+  readonly deadline: number;
+  /** Fires at the deadline or when the caller aborts; stops the poll, the core's retry sleep, or our sleep. */
+  readonly controller = new AbortController();
+  history = EMPTY_HISTORY;
+  /** The status and progress `onProgress` was last called for. */
+  reported: string | undefined;
+  last: Video | undefined;
+  lastError: unknown;
+
+  constructor(
+    readonly http: HTTPPort,
+    readonly id: string,
+    readonly options: WaitOptions,
+  ) {
+    this.clock = (options as { [WAIT_CLOCK]?: WaitClock })[WAIT_CLOCK] ?? realClock;
+    const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
+    const maxPollInterval = Math.max(positive(options.maxPollInterval ?? 10_000, 'maxPollInterval'), pollInterval);
+    this.schedule = { pollInterval, maxPollInterval };
+    this.waitTimeout = positive(options.waitTimeout ?? 600_000, 'waitTimeout');
+    this.deadline = this.clock.now() + this.waitTimeout;
+  }
+
+  async pollUntilSettled(fresh: Video | undefined, hint: number | undefined): Promise<Video> {
+    const { clock, schedule } = this;
+    let seenAt = clock.now();
+    let failures = 0;
+    for (;;) {
+      const plan = fresh && this.settleOrPlan(fresh, seenAt);
+      if (fresh && !plan) return fresh;
+      // Without a video in hand, the first poll goes out at once; after a failed one (the transport's own retries
+      // spent), back off from pollInterval as the retry policy does. A server's hint wins over both.
+      let delay = 0;
+      if (hint !== undefined) delay = hintedDelay(hint, clock.random);
+      else if (plan) delay = plan.delay;
+      else if (failures > 0) delay = backoff(failures, schedule.pollInterval, schedule.maxPollInterval, clock.random);
+      if (delay > 0)
+        await clock.sleep(Math.min(delay, this.deadline - clock.now()), this.controller.signal).catch((e) => this.interrupted(e));
+      const remaining = this.deadline - clock.now();
+      if (remaining <= 0) throw this.timedOut();
+      const sentAt = clock.now();
+      try {
+        const answer = await retrieveVideo(this.http, this.id, {
+          signal: this.controller.signal,
+          timeout: Math.min(this.http.timeout, remaining),
+        });
+        fresh = answer.data;
+        hint = pollHint(answer.headers);
+        // The server looked at the job somewhere between sending and answering.
+        seenAt = (sentAt + clock.now()) / 2;
+        this.lastError = undefined;
+        failures = 0;
+      } catch (error) {
+        if (this.controller.signal.aborted) this.interrupted(error);
+        // A failure the core calls transient (5xx, 429, a dropped connection) must not end a wait that may last
+        // minutes. Anything else (401, 403, 404) does.
+        if (!isRetryable('read', error)) throw error;
+        this.http.logger.info(`polling video ${this.id} failed (${(error as Error).message}); polling again`);
+        this.lastError = error;
+        failures++;
+        fresh = undefined;
+        hint = error instanceof APIError ? pollHint(error.headers) : undefined;
+      }
     }
   }
-}
 
-/**
- * Take in a fresh video: report it, end the wait on a final status (undefined = COMPLETE; FAILED and
- * CANCELLED throw), otherwise plan the next poll from the progress seen so far.
- */
-function settleOrPlan(wait: Wait, video: Video, seenAt: number): PollPlan | undefined {
-  wait.last = video;
-  const running = video.status !== 'COMPLETE' && video.status !== 'FAILED' && video.status !== 'CANCELLED';
-  // PROCESSING, or a status this SDK does not know yet: keep polling.
-  if (running) wait.history = recordPoll(wait.history, { at: seenAt, progress: video.progress });
-  const now = wait.clock.now();
-  const plan = running ? planPoll(wait.history, now, wait.schedule, wait.clock.random) : undefined;
-  const state = `${video.status}/${video.progress ?? ''}`;
-  if (state !== wait.reported) {
-    wait.reported = state;
-    wait.onProgress?.(video, { etaSeconds: etaSeconds(video, plan, now) });
+  /**
+   * Take in a fresh video: report it, end the wait on a final status (undefined = COMPLETE; FAILED and
+   * CANCELLED throw), otherwise plan the next poll from the progress seen so far.
+   */
+  settleOrPlan(video: Video, seenAt: number): PollPlan | undefined {
+    this.last = video;
+    // PROCESSING, or a status this SDK does not know yet: keep polling.
+    const running = video.status !== 'COMPLETE' && video.status !== 'FAILED' && video.status !== 'CANCELLED';
+    if (running) this.history = recordPoll(this.history, { at: seenAt, progress: video.progress });
+    const now = this.clock.now();
+    const plan = running ? planPoll(this.history, now, this.schedule, this.clock.random) : undefined;
+    const state = `${video.status}/${video.progress ?? ''}`;
+    if (state !== this.reported) {
+      this.reported = state;
+      const finishAt = video.status === 'COMPLETE' ? now : plan?.finishAt;
+      const etaSeconds = finishAt === undefined ? undefined : Math.round(Math.max(finishAt - now, 0) / 100) / 10;
+      this.options.onProgress?.(video, { etaSeconds });
+    }
+    if (video.status === 'FAILED') throw new VideoFailedError(video);
+    if (video.status === 'CANCELLED') throw new VideoCancelledError(video);
+    return plan;
   }
-  if (video.status === 'FAILED') throw new VideoFailedError(video);
-  if (video.status === 'CANCELLED') throw new VideoCancelledError(video);
-  return plan;
-}
 
-function etaSeconds(video: Video, plan: PollPlan | undefined, now: number): number | undefined {
-  if (video.status === 'COMPLETE') return 0;
-  if (plan?.finishAt === undefined) return undefined;
-  return Math.round(Math.max(plan.finishAt - now, 0) / 100) / 10;
-}
+  /** Turns a failure caused by our own controller (or a signal aborted before the start) into the error the caller should see. */
+  interrupted(error: unknown): never {
+    const { signal } = this.options;
+    if (signal?.aborted) {
+      throw error instanceof APIUserAbortError ? error : new APIUserAbortError('Wait was aborted.', { cause: signal.reason });
+    }
+    if (this.controller.signal.aborted) throw this.timedOut();
+    throw error;
+  }
 
-/** Turns a failure caused by our own controller into the error the caller should see. */
-function interrupted(wait: Wait, error: unknown): never {
-  const { signal, controller } = wait;
-  if (signal?.aborted)
-    throw error instanceof APIUserAbortError ? error : new APIUserAbortError('Wait was aborted.', { cause: signal.reason });
-  if (controller.signal.aborted) throw new WaitTimeoutError(wait.id, wait.last, wait.waitTimeout, { cause: wait.lastError });
-  throw error;
+  timedOut(): WaitTimeoutError {
+    return new WaitTimeoutError(this.id, this.last, this.waitTimeout, { cause: this.lastError });
+  }
 }
 
 /** @internal GET one video, with the response it came in (its headers may hint when to poll next). Throws at once for a bad id. */

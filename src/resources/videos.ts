@@ -9,6 +9,7 @@ import { contentAddress, contentRequest, openContent, type VideoContent } from '
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import {
   type CreateAndWaitOptions,
+  type CreateOptions,
   createAndWait,
   type GenerateOptions,
   type GenerateResult,
@@ -22,12 +23,7 @@ import { retrieveVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { checkListParams, type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
 
-export type { VideoContent } from '../lib/content.js';
-
-export interface CreateOptions extends RequestOptions {
-  /** Check formats and durations locally before uploading. @default true */
-  validate?: boolean;
-}
+export type { CreateOptions } from '../lib/generate.js';
 
 /** Options of `videos.contentURL`. */
 export type ContentURLOptions = RequestOptions;
@@ -39,15 +35,13 @@ export type ContentURLOptions = RequestOptions;
 export class Videos {
   readonly #transport: Transport;
   readonly #limits: { maxAudioSeconds: number };
-  readonly #limiter: ConcurrencyLimiter;
-  /** What createAndWait and generate use. */
+  /** What createAndWait and generate use; its limiter is the client's, shared by every workflow. */
   readonly #jobs: JobPort;
 
   /** @internal Built by the client, which owns the transport. */
   constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
     this.#transport = transport;
     this.#limits = limits;
-    this.#limiter = limiter;
     this.#jobs = { http: transport, create: (params, options) => this.#create(params, options), limiter };
   }
 
@@ -179,7 +173,7 @@ export class Videos {
    * @throws OutputPathError when `output` or `workDir` cannot be saved to; no request is sent.
    */
   generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
-    return generateLong(this, params, options, this.#limiter);
+    return generateLong(this, params, options, this.#jobs.limiter);
   }
 
   /**
@@ -191,6 +185,6 @@ export class Videos {
    * an abort, run it again over the same folder and no job is paid for twice. Items that fail are reported in the summary; they do not stop the batch.
    */
   generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
-    return generateBatch({ videos: this, limiter: this.#limiter, limits: this.#limits }, items, options);
+    return generateBatch({ videos: this, limiter: this.#jobs.limiter, limits: this.#limits }, items, options);
   }
 }

@@ -5,8 +5,7 @@ import { NamedUpload, type Uploadable } from '../../uploads.js';
 import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
 import { LIMITS, type ValidateOptions, validateCreateParams } from '../media/validate.js';
 import { InputHasher } from './inputs-hash.js';
-import { keyIdentity, keyProblem } from './keys.js';
-import type { LedgerEntry } from './ledger.js';
+import type { LedgerRecord } from './ledger.js';
 import type { BatchItem } from './types.js';
 
 /** An item that passed every check, with the fingerprint of its inputs. */
@@ -31,56 +30,66 @@ const CHECK_CONCURRENCY = 8;
  */
 export async function checkItems(
   items: Iterable<BatchItem> | AsyncIterable<BatchItem>,
-  ledger: Map<string, LedgerEntry>,
+  ledger: Map<string, LedgerRecord>,
   limits: ValidateOptions,
 ): Promise<CheckedItem[]> {
-  const seen = new Map<string, string>();
-  const hasher = new InputHasher();
-  const checks = await runPool(items, CHECK_CONCURRENCY, async (item, index) => {
-    const named = typeof (item as { key?: unknown } | null)?.key === 'string' ? item.key : undefined;
-    const found = await checkItem(item, index, { seen, hasher, ledger, limits });
-    return { checked: found.checked, problems: found.problems.map((problem) => ({ index, key: named, ...problem })) };
-  });
-  const problems = checks.flatMap((check) => check.problems);
+  const batch = { seen: new Map<string, string>(), hasher: new InputHasher(), ledger, limits };
+  const checks = await runPool(items, CHECK_CONCURRENCY, (item, index) => checkItem(item, index, batch));
+  const problems = checks.flatMap((check) => (Array.isArray(check) ? check : []));
   if (problems.length > 0) throw new BatchInputError(problems);
-  return checks.flatMap((check) => (check.checked ? [check.checked] : []));
+  return checks as CheckedItem[];
 }
 
 type Problem = Omit<BatchProblem, 'index' | 'key'>;
 
-/** One item's problems, or the item checked. Its key is claimed at once, so duplicates are found in input order. */
+/** One item checked, or its problems. Its key is claimed at once, so duplicates are found in input order. */
 async function checkItem(
   item: BatchItem,
   index: number,
-  batch: { seen: Map<string, string>; hasher: InputHasher; ledger: Map<string, LedgerEntry>; limits: ValidateOptions },
-): Promise<{ checked?: CheckedItem; problems: Problem[] }> {
-  if (typeof item !== 'object' || item === null) return { problems: [{ code: 'invalid_item', message: `item ${index} is not an object` }] };
-  const problems = keyProblems(item.key, batch.seen);
-  const { key, ...params } = item;
-  const inputs = await inputProblems(params as VideoCreateParams, batch.limits);
+  batch: { seen: Map<string, string>; hasher: InputHasher; ledger: Map<string, LedgerRecord>; limits: ValidateOptions },
+): Promise<CheckedItem | BatchProblem[]> {
+  const named = typeof (item as { key?: unknown } | null)?.key === 'string' ? item.key : undefined;
+  const refuse = (problems: Problem[]) => problems.map((problem) => ({ index, key: named, ...problem }));
+  if (typeof item !== 'object' || item === null) return refuse([{ code: 'invalid_item', message: `item ${index} is not an object` }]);
+  const { key, ...rest } = item;
+  const params = rest as VideoCreateParams;
+  const problems = keyProblems(key, batch.seen);
+  const inputs = await inputProblems(params, batch.limits);
   problems.push(...inputs.problems);
-  if (problems.length > 0) return { problems };
-  const hash = await batch.hasher.hashParams(params as VideoCreateParams);
-  const previous = batch.ledger.get(key);
-  if (previous && previous.hash !== hash) {
+  if (problems.length > 0) return refuse(problems);
+  const hash = await batch.hasher.hashParams(params);
+  if ((batch.ledger.get(key)?.hash ?? hash) !== hash) {
     const message = `inputs of ${JSON.stringify(key)} differ from those its earlier run in this folder used; give the item a new key, or use another outputDir`;
-    return { problems: [{ code: 'inputs_changed', message }] };
+    return refuse([{ code: 'inputs_changed', message }]);
   }
-  return { checked: { index, key, params: params as VideoCreateParams, hash, long: inputs.long }, problems };
+  return { index, key, params, hash, long: inputs.long };
 }
 
-/** A key's problems: not a safe file name, or already used (ignoring case) by an earlier item. */
+/** Longest key: leaves room for `.mp4` and a temporary suffix within common 255-byte name limits. */
+const MAX_KEY_LENGTH = 128;
+/** Letters, digits, `.`, `_` and `-`, not starting with a dot: a file name on every common file system. */
+const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+/** Device names Windows reserves whatever the extension. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
+
+/** A key's problems: not a safe file name, or already used by an earlier item. */
 function keyProblems(key: unknown, seen: Map<string, string>): Problem[] {
-  const bad = keyProblem(key);
-  if (bad) return [{ code: 'invalid_key', message: bad }];
-  const named = key as string;
-  const other = seen.get(keyIdentity(named));
+  const invalid = (message: string) => [{ code: 'invalid_key', message }];
+  if (typeof key !== 'string' || key === '') return invalid('has no key: each item needs a non-empty string key');
+  if (key.length > MAX_KEY_LENGTH) return invalid(`key is ${key.length} characters long; at most ${MAX_KEY_LENGTH}`);
+  const quoted = JSON.stringify(key);
+  if (!SAFE_KEY.test(key))
+    return invalid(`key ${quoted} is not a safe file name: use letters, digits, '.', '_' and '-', not starting with '.'`);
+  if (key.endsWith('.')) return invalid(`key ${quoted} ends with '.', which some file systems drop`);
+  if (RESERVED.test(key)) return invalid(`key ${quoted} is a reserved device name on Windows`);
+  // File systems on macOS and Windows ignore case: `Intro` and `intro` would be the same file there.
+  const other = seen.get(key.toLowerCase());
   if (other === undefined) {
-    seen.set(keyIdentity(named), named);
+    seen.set(key.toLowerCase(), key);
     return [];
   }
-  const alike = other === named ? '' : ` (as ${JSON.stringify(other)}: keys name files, and some file systems ignore case)`;
-  return [{ code: 'duplicate_key', message: `key ${JSON.stringify(named)} is used twice${alike}` }];
+  const alike = other === key ? '' : ` (as ${JSON.stringify(other)}: keys name files, and some file systems ignore case)`;
+  return [{ code: 'duplicate_key', message: `key ${quoted} is used twice${alike}` }];
 }
 
 /**

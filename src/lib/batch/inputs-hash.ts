@@ -9,12 +9,11 @@ import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
 const CHUNK = 1 << 20;
 
 /**
- * Fingerprints of a batch's inputs. One portrait is often shared by every item, so a file's digest is
- * kept per path, size and modification time, and in-memory data per object, for the batch's life.
+ * Fingerprints of a batch's inputs. One portrait is often shared by every item, so a digest is kept for the
+ * batch's life: a file's per path, size and modification time, in-memory data's per object.
  */
 export class InputHasher {
-  readonly #byFile = new Map<string, Promise<string>>();
-  readonly #byObject = new WeakMap<object, Promise<string>>();
+  readonly #digests = new Map<string | object, Promise<string>>();
 
   /** sha256 over each input's bytes, its field and the model: equal exactly when a job would be made from the same inputs. */
   async hashParams(params: VideoCreateParams): Promise<string> {
@@ -31,21 +30,12 @@ export class InputHasher {
   async hashInput(input: Uploadable): Promise<string> {
     if (input instanceof NamedUpload) return this.hashInput(input.data);
     const path = typeof input === 'string' ? input : input instanceof URL && input.protocol === 'file:' ? fileURLToPath(input) : undefined;
-    if (path !== undefined) {
-      const info = await stat(path);
-      const id = `${path}\0${info.size}\0${info.mtimeMs}`;
-      let digest = this.#byFile.get(id);
-      if (!digest) {
-        digest = hashFile(path);
-        this.#byFile.set(id, digest);
-      }
-      return digest;
-    }
-    if (typeof input !== 'object' || input === null) return hashBytes(input);
-    let digest = this.#byObject.get(input);
+    if (path === undefined && (typeof input !== 'object' || input === null)) return hashBytes(input);
+    const id = path === undefined ? input : await stat(path).then((info) => `${path}\0${info.size}\0${info.mtimeMs}`);
+    let digest = this.#digests.get(id);
     if (!digest) {
-      digest = hashBytes(input);
-      this.#byObject.set(input, digest);
+      digest = path === undefined ? hashBytes(input) : hashFile(path);
+      this.#digests.set(id, digest);
     }
     return digest;
   }

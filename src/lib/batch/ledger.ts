@@ -17,21 +17,9 @@ export type LedgerRecord =
   | { key: string; hash: string; state: 'failed'; jobId?: string; code: string; message: string }
   | { key: string; hash: string; state: 'saved'; jobId?: string; segmentIds?: string[]; path: string; bytes: number };
 
-/** What the ledger says about one key: its last state, folded from every line. */
-export interface LedgerEntry {
-  hash: string;
-  state: LedgerRecord['state'];
-  /** The job waited on or saved; absent after a failure or before a create answered, and for an item made in segments. */
-  jobId?: string;
-  /** The segment jobs of a saved item made in segments, in order. */
-  segmentIds?: string[];
-  path?: string;
-  bytes?: number;
-}
-
-/** Read the ledger of `dir` (empty when there is none). A line torn by a crash is skipped. */
-export async function readLedger(dir: string): Promise<Map<string, LedgerEntry>> {
-  const entries = new Map<string, LedgerEntry>();
+/** The last record of each key in the ledger of `dir` (none when there is no ledger). A line torn by a crash is skipped. */
+export async function readLedger(dir: string): Promise<Map<string, LedgerRecord>> {
+  const entries = new Map<string, LedgerRecord>();
   const handle = await open(join(dir, LEDGER_NAME), 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
@@ -41,7 +29,7 @@ export async function readLedger(dir: string): Promise<Map<string, LedgerEntry>>
   const lines = handle.readLines({ encoding: 'utf8' });
   for await (const line of lines) {
     const record = parseLine(line);
-    if (record) entries.set(record.key, fold(record));
+    if (record) entries.set(record.key, record);
   }
   return entries;
 }
@@ -53,19 +41,6 @@ function parseLine(line: string): LedgerRecord | undefined {
     return typeof record?.key === 'string' && typeof record.hash === 'string' ? record : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function fold(record: LedgerRecord): LedgerEntry {
-  switch (record.state) {
-    case 'created':
-      return { hash: record.hash, state: 'created', jobId: record.jobId };
-    case 'saved': {
-      const { key: _key, ...entry } = record;
-      return entry;
-    }
-    default:
-      return { hash: record.hash, state: record.state };
   }
 }
 

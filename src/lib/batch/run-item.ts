@@ -6,7 +6,7 @@ import { type JobPlan, makeJob } from '../make-job.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
 import { abortError, BATCH_ABORTED, failed } from './item-error.js';
-import type { LedgerEntry } from './ledger.js';
+import type { LedgerRecord } from './ledger.js';
 import { runLongItem } from './long-item.js';
 import type { BatchItemResult } from './types.js';
 
@@ -14,7 +14,7 @@ import type { BatchItemResult } from './types.js';
  * Take one item to its end: skipped when already saved, made in segments when its audio is longer than one job
  * allows, else one job (resumed or created), waited on and saved.
  */
-export async function runItem(item: CheckedItem, entry: LedgerEntry | undefined, ctx: ItemContext): Promise<BatchItemResult> {
+export async function runItem(item: CheckedItem, entry: LedgerRecord | undefined, ctx: ItemContext): Promise<BatchItemResult> {
   const path = join(ctx.outputDir, `${item.key}.mp4`);
   if (entry?.state === 'saved' && (await sizeIs(path, entry.bytes))) {
     const made = entry.segmentIds ? { segmentVideoIds: entry.segmentIds } : { videoId: entry.jobId };
@@ -24,7 +24,7 @@ export async function runItem(item: CheckedItem, entry: LedgerEntry | undefined,
 }
 
 /** Make the item with one job: the one the ledger names, else a new one, made again after the failures retry.ts says. */
-async function runJob(item: CheckedItem, entry: LedgerEntry | undefined, path: string, ctx: ItemContext): Promise<BatchItemResult> {
+async function runJob(item: CheckedItem, entry: LedgerRecord | undefined, path: string, ctx: ItemContext): Promise<BatchItemResult> {
   const { key, hash } = item;
   let jobId = entry?.state === 'created' || entry?.state === 'saved' ? entry.jobId : undefined;
   let attempts = 0;
