@@ -1,54 +1,34 @@
 import { measure } from './measure.js';
-import { errorResponse, jsonResponse, type MockValidationProblem, validationResponse } from './responses.js';
+import { type MockValidationProblem, Rejection, reject, validationResponse } from './responses.js';
 import { FIELDS, type Format, MODEL_CHOICES, MODELS, PARTS, type Part } from './rules.js';
 import { imageSize, sniffFormat } from './sniff.js';
-import type { MockState } from './state.js';
+import type { MockState, MockVideo } from './state.js';
 
-/** Thrown inside this module to stop at the first problem; turned into the response. */
-class Rejection {
-  constructor(readonly response: Response) {}
-}
-const reject = (...args: Parameters<typeof errorResponse>): never => {
-  throw new Rejection(errorResponse(...args));
-};
-
-/** POST /v1/videos: checks the form the way the handlers.ts header describes, then creates a job. */
-export async function createVideo(request: Request, state: MockState): Promise<Response> {
-  try {
-    const form = await readForm(request);
-    const { audio, visual, visualPart, model } = checkFields(form);
-    if (visualPart === 'video_reference' && !state.options.previewAccess) {
-      reject(
-        'preview_access_required',
-        'video_reference is a gated preview feature and this API key does not have access to it. Use image_reference instead.',
-      );
-    }
-    const audioUpload = await readPart(audio, 'audio_reference');
-    const visualUpload = await readPart(visual, visualPart);
-    const { seconds: audioSeconds } = checkDuration(audioUpload, 'audio_reference', audio.name);
-    const size =
-      visualPart === 'image_reference' ? readImageSize(visualUpload, visual.name) : checkDuration(visualUpload, visualPart, visual.name);
-    // Checked once the form is read, right before the job starts: no await between, so no create slips past.
-    const wait = state.admit();
-    if (wait !== undefined) {
-      reject('rate_limit_exceeded', `${state.options.concurrencyLimit} jobs are already processing; try again later.`, {
-        // Rounded up to the next 10 ms: a client that waits exactly this long finds the place free.
-        'retry-after': (Math.ceil(Math.max(wait, 1) / 10) / 100).toFixed(2),
-      });
-    }
-    const video = state.createVideo(
-      {
-        model,
-        generation_mode: visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video',
-        aspect_ratio: size.height > size.width ? '9:16' : '16:9',
-      },
-      audioSeconds,
+/** POST /v1/videos: checks the form the way the handlers.ts header describes (throwing a Rejection), then creates a job. */
+export async function createVideo(request: Request, state: MockState): Promise<MockVideo> {
+  const form = await readForm(request);
+  const { audio, visual, visualPart, model } = checkFields(form);
+  if (visualPart === 'video_reference' && !state.options.previewAccess) {
+    reject(
+      'preview_access_required',
+      'video_reference is a gated preview feature and this API key does not have access to it. Use image_reference instead.',
     );
-    return jsonResponse(video);
-  } catch (error) {
-    if (error instanceof Rejection) return error.response;
-    throw error;
   }
+  const audioUpload = await readPart(audio, 'audio_reference');
+  const visualUpload = await readPart(visual, visualPart);
+  const { seconds: audioSeconds } = checkDuration(audioUpload, 'audio_reference', audio.name);
+  const size =
+    visualPart === 'image_reference' ? readImageSize(visualUpload, visual.name) : checkDuration(visualUpload, visualPart, visual.name);
+  // Checked once the form is read, right before the job starts: no await between, so no create slips past.
+  const wait = state.admit();
+  if (wait !== undefined) {
+    reject('rate_limit_exceeded', `${state.options.concurrencyLimit} jobs are already processing; try again later.`, {
+      // Rounded up to the next 10 ms: a client that waits exactly this long finds the place free.
+      'retry-after': (Math.ceil(Math.max(wait, 1) / 10) / 100).toFixed(2),
+    });
+  }
+  const generation_mode = visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video';
+  return state.createVideo({ model, generation_mode, aspect_ratio: size.height > size.width ? '9:16' : '16:9' }, audioSeconds);
 }
 
 async function readForm(request: Request): Promise<FormData> {

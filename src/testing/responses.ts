@@ -46,6 +46,21 @@ export function errorResponse(code: MockErrorCode, message: string, headers?: He
   return jsonResponse({ error: { code, message } }, MOCK_ERROR_CODES[code].status, headers);
 }
 
+/** Thrown by a check to stop at the first problem; the route's front door (handlers.ts) answers with it. */
+export class Rejection {
+  constructor(readonly response: Response) {}
+}
+
+export const reject = (...args: Parameters<typeof errorResponse>): never => {
+  throw new Rejection(errorResponse(...args));
+};
+
+/** What a route answers for an error it threw: a Rejection's response; anything else is thrown on. */
+export function rescue(error: unknown): Response {
+  if (error instanceof Rejection) return error.response;
+  throw error;
+}
+
 /**
  * The request-validation problems the mock answers as FastAPI (which the real service runs on) does:
  * status 422, body `{"detail": [{type, loc, msg, input, ctx?}]}`, every problem of the request in one
