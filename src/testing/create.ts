@@ -1,4 +1,4 @@
-import { measure } from './measure.js';
+import { type Measured, measure } from './measure.js';
 import { type MockValidationProblem, Rejection, reject, validationResponse } from './responses.js';
 import { FIELDS, type Format, MODEL_CHOICES, MODELS, PARTS, type Part } from './rules.js';
 import { imageSize, sniffFormat } from './sniff.js';
@@ -14,11 +14,9 @@ export async function createVideo(request: Request, state: MockState): Promise<M
       'video_reference is a gated preview feature and this API key does not have access to it. Use image_reference instead.',
     );
   }
-  const audioUpload = await readPart(audio, 'audio_reference');
-  const visualUpload = await readPart(visual, visualPart);
-  const { seconds: audioSeconds } = checkDuration(audioUpload, 'audio_reference', audio.name);
-  const size =
-    visualPart === 'image_reference' ? readImageSize(visualUpload, visual.name) : checkDuration(visualUpload, visualPart, visual.name);
+  // Both formats are checked before either part is measured.
+  const uploads = [await readPart(audio, 'audio_reference'), await readPart(visual, visualPart)];
+  const [{ seconds: audioSeconds }, size] = uploads.map(checkMedia) as [Measured, Measured];
   // Checked once the form is read, right before the job starts: no await between, so no create slips past.
   const wait = state.admit();
   if (wait !== undefined) {
@@ -28,7 +26,8 @@ export async function createVideo(request: Request, state: MockState): Promise<M
     });
   }
   const generation_mode = visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video';
-  return state.createVideo({ model, generation_mode, aspect_ratio: size.height > size.width ? '9:16' : '16:9' }, audioSeconds);
+  const aspect_ratio = (size.height ?? 0) > (size.width ?? 0) ? '9:16' : '16:9';
+  return state.createVideo({ model, generation_mode, aspect_ratio }, audioSeconds);
 }
 
 async function readForm(request: Request): Promise<FormData> {
@@ -94,7 +93,7 @@ function checkFields(form: FormData) {
   return { audio, visual, visualPart, model };
 }
 
-type Upload = { bytes: Uint8Array; format: Format };
+type Upload = { bytes: Uint8Array; format: Format; part: Part; name: string };
 
 async function readPart(file: File, part: Part): Promise<Upload> {
   const bytes = new Uint8Array(await file.arrayBuffer());
@@ -104,13 +103,16 @@ async function readPart(file: File, part: Part): Promise<Upload> {
     const found = format === undefined ? 'no recognised format' : format.toUpperCase();
     return reject('unsupported_format', `${part} ('${file.name}') must be ${label}; its content is ${found}.`);
   }
-  return { bytes, format };
+  return { bytes, format, part, name: file.name };
 }
 
-/** Measures with the mock's own readers (measure.ts) and enforces the part's inclusive range. Returns the duration, and the size for videos. */
-function checkDuration({ bytes, format }: Upload, part: 'audio_reference' | 'video_reference', name: string) {
-  const measured = measure(bytes, format);
-  if (measured === undefined) return reject('unreadable_media', `${part} ('${name}') could not be read to measure its duration.`);
+/** An image's size, or the duration (and a video's size) within the part's inclusive range, by the mock's own readers. */
+function checkMedia({ bytes, format, part, name }: Upload): Measured {
+  if (format === 'png' || format === 'jpeg') {
+    const size = imageSize(bytes, format) ?? reject('unreadable_media', `${part} ('${name}') has no readable width and height.`);
+    return { seconds: 0, ...size };
+  }
+  const measured = measure(bytes, format) ?? reject('unreadable_media', `${part} ('${name}') could not be read to measure its duration.`);
   const { seconds } = measured;
   const [min, max] = PARTS[part].seconds ?? [0, 0];
   if (seconds < min || seconds > max) {
@@ -119,10 +121,5 @@ function checkDuration({ bytes, format }: Upload, part: 'audio_reference' | 'vid
       `${part} ('${name}') is ${Math.round(seconds * 100) / 100} s long; it must be ${min} to ${max} seconds.`,
     );
   }
-  return { seconds, width: measured.width ?? 0, height: measured.height ?? 0 };
-}
-
-function readImageSize({ bytes, format }: Upload, name: string) {
-  const size = imageSize(bytes, format === 'png' ? 'png' : 'jpeg');
-  return size ?? reject('unreadable_media', `image_reference ('${name}') has no readable width and height.`);
+  return measured;
 }

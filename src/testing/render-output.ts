@@ -75,11 +75,8 @@ async function loadClip(fixture: Uint8Array): Promise<Clip> {
 }
 
 function clipOf(fixture: Uint8Array): Promise<Clip> {
-  let clip = clips.get(fixture);
-  if (!clip) {
-    clip = loadClip(fixture);
-    clips.set(fixture, clip);
-  }
+  const clip = clips.get(fixture) ?? loadClip(fixture);
+  clips.set(fixture, clip);
   return clip;
 }
 
