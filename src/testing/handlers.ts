@@ -36,18 +36,12 @@ import type { MockState, MockVideo, RecordedRequest } from './state.js';
 
 const { http } = loadMsw();
 
-/** Absolute origins the handlers answer for, e.g. `http://127.0.0.1:4010` (no trailing slash). */
-export interface MockOrigins {
-  api: string;
-  cdn: string;
-}
-
 type Origin = RecordedRequest['origin'];
 type Resolver = (request: Request, url: URL, id: string) => Response | Promise<Response>;
 type RouteParams = Record<string, string | readonly string[] | undefined>;
 
-export function createHandlers(state: MockState, origins: MockOrigins): HttpHandler[] {
-  const base = { api: origins.api.replace(/\/+$/, ''), cdn: origins.cdn.replace(/\/+$/, '') };
+/** The routes of both origins (`http://127.0.0.1:<port>`, as node-server.ts gives them). */
+export function createHandlers(state: MockState, base: Record<Origin, string>): HttpHandler[] {
   // The content route and its hop: only a COMPLETE video has a file to point at.
   const content =
     (hop: boolean): Resolver =>

@@ -76,12 +76,10 @@ function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): R
 }
 
 async function send(response: Response, res: ServerResponse): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
+  const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
   res.writeHead(response.status, response.statusText || undefined, headers);
   if (response.body === null || res.req.method === 'HEAD') {
     await response.body?.cancel();

@@ -109,9 +109,8 @@ export function injectedResponse(reply: { status: number; headers?: Record<strin
   return jsonResponse(body, reply.status, reply.headers);
 }
 
-/** Copy of `response` with a fresh x-request-id (Response.redirect() and friends have immutable headers). */
+/** `response` (built here, so its headers can change) with a fresh x-request-id. */
 export function withRequestId(response: Response): Response {
-  const headers = new Headers(response.headers);
-  headers.set('x-request-id', randomId('req'));
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  response.headers.set('x-request-id', randomId('req'));
+  return response;
 }
