@@ -1,7 +1,6 @@
-import { type Measured, measure } from './measure.js';
+import { imageSize, type Measured, measure, sniffFormat } from './measure.js';
 import { type MockValidationProblem, Rejection, reject, validationResponse } from './responses.js';
 import { FIELDS, type Format, MODEL_CHOICES, MODELS, PARTS, type Part } from './rules.js';
-import { imageSize, sniffFormat } from './sniff.js';
 import type { MockState, MockVideo } from './state.js';
 
 /** POST /v1/videos: checks the form the way the handlers.ts header describes (throwing a Rejection), then creates a job. */

@@ -11,7 +11,7 @@
  * - Auth on every /v1 path: no `x-api-key` -> 401 missing_api_key, another key -> 401 invalid_api_key.
  * - POST /v1/videos (create.ts) stops at the first step that fails: the multipart body; the declared parts (every
  *   problem in one 422); unknown or repeated fields, both or no visual references (400); preview access for
- *   video_reference (403, before the bytes are read: it is a permission); format by magic bytes (sniff.ts);
+ *   video_reference (403, before the bytes are read: it is a permission); format by magic bytes, then
  *   duration (measure.ts) within the inclusive ranges of rules.ts; last, concurrencyLimit (429 with Retry-After).
  *   aspect_ratio is 9:16 when the reference is taller than wide, else 16:9.
  * - Job state follows the mock clock (state.ts). A PROCESSING video, in the create answer and GET /v1/videos/:id,

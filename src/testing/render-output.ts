@@ -33,8 +33,7 @@ interface Clip {
   priming: EncodedPacket | undefined;
   videoConfig: VideoDecoderConfig;
   audioConfig: AudioDecoderConfig;
-  /** Frame period of the fixture (0.04 s) and its AAC packet period (1024 / 48000 s). */
-  frame: number;
+  /** The AAC packet period (1024 / 48000 s). */
   audioPacket: number;
 }
 
@@ -60,15 +59,8 @@ async function loadClip(fixture: Uint8Array): Promise<Clip> {
       throw new Error('The mock fixture must hold exactly one GOP starting with a keyframe.');
     }
     const audio = allAudio.filter((packet) => packet.timestamp >= 0);
-    return {
-      video,
-      audio,
-      priming: allAudio.find((packet) => packet.timestamp < 0),
-      videoConfig,
-      audioConfig,
-      frame: video[0].duration,
-      audioPacket: 1024 / audioConfig.sampleRate,
-    };
+    const priming = allAudio.find((packet) => packet.timestamp < 0);
+    return { video, audio, priming, videoConfig, audioConfig, audioPacket: 1024 / audioConfig.sampleRate };
   } finally {
     input.dispose();
   }
@@ -87,13 +79,13 @@ function clipOf(fixture: Uint8Array): Promise<Clip> {
  * leaves no doubt (the price is a still frame of under a second at the end).
  */
 function videoPackets(clip: Clip, seconds: number): EncodedPacket[] {
-  const period = clip.video.length * clip.frame;
+  const key = clip.video[0] as EncodedPacket;
+  const period = clip.video.length * key.duration;
   const packets: EncodedPacket[] = [];
   let start = 0;
   for (; start + period <= seconds + 1e-9; start += period) {
     for (const packet of clip.video) packets.push(packet.clone({ timestamp: packet.timestamp + start }));
   }
-  const key = clip.video[0] as EncodedPacket;
   if (seconds - start > 1e-6) packets.push(key.clone({ timestamp: start, duration: seconds - start }));
   return packets;
 }
@@ -129,17 +121,15 @@ export async function renderOutput(fixture: Uint8Array, seconds: number, jobId: 
   await output.start();
   const videoQueue = videoPackets(clip, seconds);
   const audioQueue = audioPackets(clip, seconds);
-  // Interleaved by time, as an encoder would write them.
-  let v = 0;
-  let a = 0;
-  while (v < videoQueue.length || a < audioQueue.length) {
+  // Interleaved by time, as an encoder would write them; each track's first packet carries its decoder config.
+  for (let v = 0, a = 0; v < videoQueue.length || a < audioQueue.length; ) {
     const nextVideo = videoQueue[v];
     const nextAudio = audioQueue[a];
     if (nextVideo && (!nextAudio || nextVideo.timestamp <= nextAudio.timestamp)) {
       await video.add(nextVideo, v === 0 ? { decoderConfig: clip.videoConfig } : undefined);
       v += 1;
-    } else if (nextAudio) {
-      await audio.add(nextAudio, a === 0 ? { decoderConfig: clip.audioConfig } : undefined);
+    } else {
+      await audio.add(nextAudio as EncodedPacket, a === 0 ? { decoderConfig: clip.audioConfig } : undefined);
       a += 1;
     }
   }

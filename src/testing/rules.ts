@@ -4,7 +4,7 @@
  * from the SDK on purpose: the mock stands for the service, so a wrong limit in the SDK must show against it.
  */
 
-/** A format the mock recognises by its magic bytes (sniff.ts). */
+/** A format the mock recognises by its magic bytes (measure.ts). */
 export type Format = 'wav' | 'mp3' | 'jpeg' | 'png' | 'mp4' | 'mov';
 export type Part = 'audio_reference' | 'image_reference' | 'video_reference';
 

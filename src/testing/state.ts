@@ -187,15 +187,14 @@ export class MockState {
 
   /** The first injected failure matching this request, used up by one. */
   takeFailure(method: string, path: string): FailureReply | undefined {
-    const index = this.failures.findIndex(
+    const failure = this.failures.find(
       (f) =>
         (f.method === undefined || f.method.toUpperCase() === method.toUpperCase()) &&
         (f.path === undefined || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
     );
-    const failure = this.failures[index];
     if (!failure) return undefined;
     failure.times -= 1;
-    if (failure.times <= 0) this.failures.splice(index, 1);
+    if (failure.times <= 0) this.failures.splice(this.failures.indexOf(failure), 1);
     return failure;
   }
 
