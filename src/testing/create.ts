@@ -1,9 +1,9 @@
-import { imageSize, type Measured, measure, sniffFormat } from './measure.js';
-import { type MockValidationProblem, Rejection, reject, validationResponse } from './responses.js';
+import { type Measured, measure, sniffFormat } from './measure.js';
+import { type MockValidationProblem, reject, validationResponse } from './responses.js';
 import { FIELDS, type Format, MODEL_CHOICES, MODELS, PARTS, type Part } from './rules.js';
 import type { MockState, MockVideo } from './state.js';
 
-/** POST /v1/videos: checks the form the way the handlers.ts header describes (throwing a Rejection), then creates a job. */
+/** POST /v1/videos: checks the form the way the handlers.ts header describes (throwing the error response), then creates a job. */
 export async function createVideo(request: Request, state: MockState): Promise<MockVideo> {
   const form = await readForm(request);
   const { audio, visual, visualPart, model } = checkFields(form);
@@ -61,7 +61,7 @@ function checkDeclared(form: FormData): void {
       problems.push({ type: 'value_error', loc, msg, input: value, ctx: { error: {} } });
     }
   }
-  if (problems.length > 0) throw new Rejection(validationResponse(problems));
+  if (problems.length > 0) throw validationResponse(problems); // answered by the front door, as reject() is
 }
 
 function checkFields(form: FormData) {
@@ -107,11 +107,9 @@ async function readPart(file: File, part: Part): Promise<Upload> {
 
 /** An image's size, or the duration (and a video's size) within the part's inclusive range, by the mock's own readers. */
 function checkMedia({ bytes, format, part, name }: Upload): Measured {
-  if (format === 'png' || format === 'jpeg') {
-    const size = imageSize(bytes, format) ?? reject('unreadable_media', `${part} ('${name}') has no readable width and height.`);
-    return { seconds: 0, ...size };
-  }
-  const measured = measure(bytes, format) ?? reject('unreadable_media', `${part} ('${name}') could not be read to measure its duration.`);
+  const measured = measure(bytes, format);
+  if (part === 'image_reference') return measured ?? reject('unreadable_media', `${part} ('${name}') has no readable width and height.`);
+  if (measured === undefined) return reject('unreadable_media', `${part} ('${name}') could not be read to measure its duration.`);
   const { seconds } = measured;
   const [min, max] = PARTS[part].seconds ?? [0, 0];
   if (seconds < min || seconds > max) {

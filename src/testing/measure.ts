@@ -33,13 +33,14 @@ export function sniffFormat(bytes: Uint8Array): Format | undefined {
   return undefined;
 }
 
-/** Pixel size from a PNG IHDR chunk or a JPEG start-of-frame marker; undefined when the header is cut short or broken. */
-export function imageSize(bytes: Uint8Array, format: 'png' | 'jpeg'): { width: number; height: number } | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (format === 'png') {
-    if (bytes.byteLength < 24 || ascii(bytes, 12, 4) !== 'IHDR') return undefined;
-    return positive(view.getUint32(16), view.getUint32(20));
-  }
+/** Pixel size from the IHDR chunk; undefined when it is cut short or broken (as for every reader below). */
+function png(bytes: Uint8Array, view: DataView): Measured | undefined {
+  if (bytes.byteLength < 24 || ascii(bytes, 12, 4) !== 'IHDR') return undefined;
+  return positive(view.getUint32(16), view.getUint32(20));
+}
+
+/** Pixel size from the start-of-frame marker. */
+function jpeg(bytes: Uint8Array, view: DataView): Measured | undefined {
   let offset = 2;
   while (offset + 9 <= bytes.byteLength) {
     if (bytes[offset] !== 0xff) return undefined;
@@ -57,19 +58,20 @@ export function imageSize(bytes: Uint8Array, format: 'png' | 'jpeg'): { width: n
   return undefined;
 }
 
-const positive = (width: number, height: number) => (width > 0 && height > 0 ? { width, height } : undefined);
+const positive = (width: number, height: number) => (width > 0 && height > 0 ? { seconds: 0, width, height } : undefined);
 
 export interface Measured {
+  /** 0 for an image. */
   seconds: number;
-  /** Display size, for a video. */
+  /** Display size, for an image or a video. */
   width?: number;
   height?: number;
 }
 
-/** The duration (and a video's size) of an audio or video upload; undefined when its headers cannot be read. */
+/** The duration and picture size of an upload; undefined when its headers cannot be read. */
 export function measure(bytes: Uint8Array, format: Format): Measured | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const measured = format === 'wav' ? wav(bytes, view) : format === 'mp3' ? mp3(bytes) : movie(bytes, view);
+  const measured = { wav, mp3, mp4: movie, mov: movie, png, jpeg }[format](bytes, view);
   return measured && Number.isFinite(measured.seconds) && measured.seconds >= 0 ? measured : undefined;
 }
 
@@ -160,8 +162,7 @@ function lameTrim(bytes: Uint8Array, xing: number): number {
 }
 
 /** The boxes in `[from, to)`: their type and where their contents start and end. Stops at a box that does not fit. */
-function* boxes(bytes: Uint8Array, from: number, to: number) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+function* boxes(bytes: Uint8Array, view: DataView, from: number, to: number) {
   for (let at = from; at + 8 <= to; ) {
     let size = view.getUint32(at);
     let header = 8;
@@ -174,7 +175,7 @@ function* boxes(bytes: Uint8Array, from: number, to: number) {
 }
 
 function movie(bytes: Uint8Array, view: DataView): Measured | undefined {
-  const find = (type: string, from: number, to: number) => [...boxes(bytes, from, to)].find((box) => box.type === type);
+  const find = (type: string, from: number, to: number) => [...boxes(bytes, view, from, to)].find((box) => box.type === type);
   const moov = find('moov', 0, bytes.length);
   const mvhd = moov && find('mvhd', moov.start, moov.end);
   if (!moov || !mvhd || mvhd.end - mvhd.start < 32) return undefined;
@@ -183,7 +184,7 @@ function movie(bytes: Uint8Array, view: DataView): Measured | undefined {
   const timescale = view.getUint32(mvhd.start + (v1 ? 20 : 12));
   const duration = v1 ? Number(view.getBigUint64(mvhd.start + 24)) : view.getUint32(mvhd.start + 16);
   if (timescale === 0 || duration === 0) return undefined;
-  for (const trak of boxes(bytes, moov.start, moov.end)) {
+  for (const trak of boxes(bytes, view, moov.start, moov.end)) {
     const tkhd = trak.type === 'trak' ? find('tkhd', trak.start, trak.end) : undefined;
     // The matrix, then width and height in 16.16 fixed point; version 1 moves them 12 bytes on.
     const matrix = tkhd && tkhd.start + (bytes[tkhd.start] === 1 ? 52 : 40);

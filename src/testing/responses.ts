@@ -46,19 +46,15 @@ export function errorResponse(code: MockErrorCode, message: string, headers?: He
   return jsonResponse({ error: { code, message } }, MOCK_ERROR_CODES[code].status, headers);
 }
 
-/** Thrown by a check to stop at the first problem; the route's front door (handlers.ts) answers with it. */
-export class Rejection {
-  constructor(readonly response: Response) {}
-}
-
+/** Stops a check at its first problem: the front door (handlers.ts) answers with the thrown error response. */
 export const reject = (...args: Parameters<typeof errorResponse>): never => {
-  throw new Rejection(errorResponse(...args));
+  throw errorResponse(...args);
 };
 
-/** What a route answers for an error it threw: a Rejection's response; anything else is thrown on. */
-export function rescue(error: unknown): Response {
-  if (error instanceof Rejection) return error.response;
-  throw error;
+/** What a route answers for something it threw: a thrown Response as it is; anything else is thrown on. */
+export function rescue(thrown: unknown): Response {
+  if (thrown instanceof Response) return thrown;
+  throw thrown;
 }
 
 /**
