@@ -66,13 +66,13 @@ function checkDeclared(form: FormData): void {
 
 function checkFields(form: FormData) {
   checkDeclared(form);
-  const names = new Set<string>();
+  const names: string[] = [];
   form.forEach((_value, name) => {
-    names.add(name);
+    names.push(name);
   });
-  const unknown = [...names].find((name) => !FIELDS.includes(name));
+  const unknown = names.find((name) => !FIELDS.includes(name));
   if (unknown !== undefined) reject('unknown_field', `Unknown form field '${unknown}'. Allowed fields: ${FIELDS.join(', ')}.`);
-  const repeated = [...names].find((name) => form.getAll(name).length > 1);
+  const repeated = names.find((name) => form.getAll(name).length > 1);
   if (repeated !== undefined) reject('duplicate_field', `The form field '${repeated}' was sent more than once.`);
   // checkDeclared let through only files for the reference parts and a known model.
   const image = form.get('image_reference') as File | null;

@@ -2,27 +2,22 @@
  * MSW handlers for the whole API plus a separate CDN origin, driven by a {@link MockState}. Only the loopback
  * servers of index.ts run them (a user's own setupServer would not reach the SDK's undici requests).
  *
- * Where the spec (shared/spec/api-spec.md) is silent (error statuses and bodies, the list endpoint, the content
- * redirect), the mock chooses:
+ * Where the spec (shared/spec/api-spec.md) is silent, the mock chooses; its error codes are MOCK_ERROR_CODES, its
+ * FastAPI-style 422 answers MOCK_VALIDATION_ERRORS (responses.ts).
  *
- * - Every response has `x-request-id: req_<hex>`. Errors are `{ "error": { "code", "message" } }` with a code of
- *   MOCK_ERROR_CODES; request validation is FastAPI's 422 `{ "detail": [...] }` instead (MOCK_VALIDATION_ERRORS).
- * - failNext() injections are answered first, before auth, like a gateway in front of the service.
- * - Auth on every /v1 path: no `x-api-key` -> 401 missing_api_key, another key -> 401 invalid_api_key.
+ * - Every response has `x-request-id: req_<hex>`. failNext() injections are answered first, before auth, like a
+ *   gateway in front of the service. Every /v1 path needs the key.
  * - POST /v1/videos (create.ts) stops at the first step that fails: the multipart body; the declared parts (every
- *   problem in one 422); unknown or repeated fields, both or no visual references (400); preview access for
- *   video_reference (403, before the bytes are read: it is a permission); format by magic bytes, then
- *   duration (measure.ts) within the inclusive ranges of rules.ts; last, concurrencyLimit (429 with Retry-After).
- *   aspect_ratio is 9:16 when the reference is taller than wide, else 16:9.
- * - Job state follows the mock clock (state.ts). A PROCESSING video, in the create answer and GET /v1/videos/:id,
- *   carries `x-poll-after: <pollAfterMs / 1000>` unless pollAfterMs is null.
- * - GET /v1/videos: list.ts.
- * - GET /v1/videos/:id/content: 409 video_not_ready (naming the status) unless COMPLETE, else `redirectStatus` to
- *   `<cdn>/files/<id>.mp4?sig=<hex>`; with sameOriginHop first to /v1/videos/:id/content/hop, which checks the key again.
- * - CDN GET/HEAD /files/<id>.mp4: 400 credentials_forwarded if x-api-key is present (a client must not carry the key
- *   to another origin), 403 invalid_signature without a sig from a redirect, else the job's MP4 (render-output.ts),
- *   rendered on the first download and cached on the job, with byte ranges (cdn.ts).
- * - Anything else on either origin: 404 not_found.
+ *   problem in one 422); unknown or repeated fields, both or no visual references; preview access for
+ *   video_reference (before the bytes are read: it is a permission); format by magic bytes, then duration
+ *   (measure.ts) within the inclusive ranges of rules.ts; last, concurrencyLimit. aspect_ratio is 9:16 when the
+ *   reference is taller than wide, else 16:9.
+ * - A PROCESSING video, in the create answer and GET /v1/videos/:id, carries `x-poll-after: <pollAfterMs / 1000>`.
+ * - GET /v1/videos/:id/content: 409 unless COMPLETE, else a redirect to `<cdn>/files/<id>.mp4?sig=<hex>` (with
+ *   sameOriginHop, first to /v1/videos/:id/content/hop, which checks the key again). The CDN refuses x-api-key (a
+ *   client must not carry it to another origin) and a sig it did not issue, else serves the job's MP4
+ *   (render-output.ts), rendered on the first download and cached on the job, with byte ranges (cdn.ts).
+ * - GET /v1/videos is list.ts; anything else on either origin is 404 not_found.
  */
 import type { HttpHandler } from 'msw';
 import { serveFile } from './cdn.js';

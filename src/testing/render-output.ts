@@ -26,16 +26,7 @@ export const PROVENANCE_KEY = 'provenance';
 /** The marker's value for a job: `avatar-video-mock; job=<id>`. */
 export const provenanceValue = (jobId: string) => `avatar-video-mock; job=${jobId}`;
 
-interface Clip {
-  video: EncodedPacket[];
-  /** Audio packets at or after 0; `priming` is the one before. */
-  audio: EncodedPacket[];
-  priming: EncodedPacket | undefined;
-  videoConfig: VideoDecoderConfig;
-  audioConfig: AudioDecoderConfig;
-  /** The AAC packet period (1024 / 48000 s). */
-  audioPacket: number;
-}
+type Clip = Awaited<ReturnType<typeof loadClip>>;
 
 const clips = new WeakMap<Uint8Array, Promise<Clip>>();
 
@@ -45,7 +36,7 @@ async function readPackets(track: InputTrack): Promise<EncodedPacket[]> {
   return packets;
 }
 
-async function loadClip(fixture: Uint8Array): Promise<Clip> {
+async function loadClip(fixture: Uint8Array) {
   const input = new Input({ source: new BufferSource(fixture), formats: ALL_FORMATS });
   try {
     const videoTrack = await input.getPrimaryVideoTrack();
@@ -58,8 +49,10 @@ async function loadClip(fixture: Uint8Array): Promise<Clip> {
     if (video[0]?.type !== 'key' || video.slice(1).some((packet) => packet.type === 'key')) {
       throw new Error('The mock fixture must hold exactly one GOP starting with a keyframe.');
     }
+    // The packets at or after 0, and the AAC priming packet before them.
     const audio = allAudio.filter((packet) => packet.timestamp >= 0);
     const priming = allAudio.find((packet) => packet.timestamp < 0);
+    // audioPacket: the AAC packet period (1024 / 48000 s).
     return { video, audio, priming, videoConfig, audioConfig, audioPacket: 1024 / audioConfig.sampleRate };
   } finally {
     input.dispose();

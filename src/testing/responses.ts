@@ -1,4 +1,4 @@
-import { FIELDS, MODELS, PARTS, range } from './rules.js';
+import { FIELDS, MODELS, PARTS } from './rules.js';
 import { randomId } from './state.js';
 
 /**
@@ -23,7 +23,7 @@ export const MOCK_ERROR_CODES = {
   preview_access_required: { status: 403, when: 'video_reference sent by a key without access to the gated preview.' },
   duration_out_of_range: {
     status: 422,
-    when: `Audio outside ${range('audio_reference')} s or video reference outside ${range('video_reference')} s (inclusive).`,
+    when: `Audio outside ${PARTS.audio_reference.seconds?.join('..')} s or video reference outside ${PARTS.video_reference.seconds?.join('..')} s (inclusive).`,
   },
   invalid_after: { status: 400, when: 'List after is not the id of a known video.' },
   video_not_found: { status: 404, when: 'No video with that id.' },

@@ -23,6 +23,3 @@ export const FIELDS = [...(Object.keys(PARTS) as Part[]), 'model'];
 
 /** `'a' or 'b'`, the way FastAPI lists a literal's values. */
 export const MODEL_CHOICES = MODELS.map((name) => `'${name}'`).join(' or ');
-
-/** `1..60` */
-export const range = (part: Part): string => (PARTS[part].seconds ?? []).join('..');
