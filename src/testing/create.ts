@@ -33,11 +33,9 @@ async function readForm(request: Request): Promise<FormData> {
   if (!request.headers.get('content-type')?.toLowerCase().startsWith('multipart/form-data')) {
     reject('invalid_multipart', 'POST /v1/videos expects a multipart/form-data body.');
   }
-  try {
-    return await request.formData();
-  } catch (error) {
-    return reject('invalid_multipart', `The multipart body could not be parsed: ${(error as Error).message}`);
-  }
+  return request
+    .formData()
+    .catch((error: Error) => reject('invalid_multipart', `The multipart body could not be parsed: ${error.message}`));
 }
 
 /**

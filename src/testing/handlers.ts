@@ -76,17 +76,11 @@ function frontDoor(state: MockState, origin: Origin, resolver: Resolver) {
     request.headers.forEach((value, name) => {
       headers[name] = name === 'x-api-key' ? '[redacted]' : value;
     });
-    const record: RecordedRequest = {
-      origin,
-      method: request.method,
-      path: url.pathname,
-      hasApiKey: key !== null,
-      apiKeyValid: valid,
-      headers,
-    };
+    const { method } = request;
+    const record: RecordedRequest = { origin, method, path: url.pathname, hasApiKey: key !== null, apiKeyValid: valid, headers };
     state.requests.push(record);
     const answer = async (): Promise<Response> => {
-      const injected = state.takeFailure(request.method, url.pathname);
+      const injected = state.takeFailure(method, url.pathname);
       if (injected) return injectedResponse(injected);
       if (origin === 'api' && /^\/v1(\/|$)/.test(url.pathname) && !valid) {
         return key === null
