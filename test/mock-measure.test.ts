@@ -1,5 +1,5 @@
 /**
- * The mock judges uploads with readers of its own (src/testing/sniff.ts, measure.ts), not the SDK's probe, so a
+ * The mock judges uploads with readers of its own (src/testing/measure.ts), not the SDK's probe, so a
  * probe bug shows in a create test instead of being agreed with. Here they are held to the known durations and
  * sizes of test/fixtures/media (the files were generated at those lengths; manifest.json records them, with the
  * tolerance their format allows), and kept apart from the SDK's code.
@@ -8,9 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LIMITS, VIDEO_MODELS } from '../src/index.js';
-import { measure } from '../src/testing/measure.js';
+import { measure, sniffFormat } from '../src/testing/measure.js';
 import { MODELS, PARTS } from '../src/testing/rules.js';
-import { sniffFormat } from '../src/testing/sniff.js';
 
 const MEDIA = join(import.meta.dirname, 'fixtures/media');
 interface Entry {

@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
 import { errorResponse } from './responses.js';
 
+// Hashed once per file: the job caches its output, so the same bytes come back on every request.
 const etags = new WeakMap<Uint8Array, string>();
-function etagOf(bytes: Uint8Array): string {
-  let tag = etags.get(bytes);
-  if (tag === undefined) {
-    tag = `"${createHash('sha1').update(bytes).digest('hex').slice(0, 20)}"`;
-    etags.set(bytes, tag);
-  }
-  return tag;
-}
 
 /**
  * Serves `bytes` as video/mp4 the way a static file host does: one byte range at most, Range ignored
@@ -17,7 +10,8 @@ function etagOf(bytes: Uint8Array): string {
  */
 export function serveFile(request: Request, bytes: Uint8Array): Response {
   const size = bytes.byteLength;
-  const etag = etagOf(bytes);
+  const etag = etags.get(bytes) ?? `"${createHash('sha1').update(bytes).digest('hex').slice(0, 20)}"`;
+  etags.set(bytes, etag);
   const headers: Record<string, string> = { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', etag };
   const ifRange = request.headers.get('if-range');
   const range = ifRange === null || ifRange === etag ? parseRange(request.headers.get('range'), size) : undefined;

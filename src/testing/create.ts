@@ -1,65 +1,41 @@
-import { measure } from './measure.js';
-import { errorResponse, jsonResponse, type MockValidationProblem, validationResponse } from './responses.js';
+import { type Measured, measure, sniffFormat } from './measure.js';
+import { type MockValidationProblem, reject, validationResponse } from './responses.js';
 import { FIELDS, type Format, MODEL_CHOICES, MODELS, PARTS, type Part } from './rules.js';
-import { imageSize, sniffFormat } from './sniff.js';
-import type { MockState } from './state.js';
+import type { MockState, MockVideo } from './state.js';
 
-/** Thrown inside this module to stop at the first problem; turned into the response. */
-class Rejection {
-  constructor(readonly response: Response) {}
-}
-const reject = (...args: Parameters<typeof errorResponse>): never => {
-  throw new Rejection(errorResponse(...args));
-};
-
-/** POST /v1/videos: checks the form the way the handlers.ts header describes, then creates a job. */
-export async function createVideo(request: Request, state: MockState): Promise<Response> {
-  try {
-    const form = await readForm(request);
-    const { audio, visual, visualPart, model } = checkFields(form);
-    if (visualPart === 'video_reference' && !state.options.previewAccess) {
-      reject(
-        'preview_access_required',
-        'video_reference is a gated preview feature and this API key does not have access to it. Use image_reference instead.',
-      );
-    }
-    const audioUpload = await readPart(audio, 'audio_reference');
-    const visualUpload = await readPart(visual, visualPart);
-    const { seconds: audioSeconds } = checkDuration(audioUpload, 'audio_reference', audio.name);
-    const size =
-      visualPart === 'image_reference' ? readImageSize(visualUpload, visual.name) : checkDuration(visualUpload, visualPart, visual.name);
-    // Checked once the form is read, right before the job starts: no await between, so no create slips past.
-    const wait = state.admit();
-    if (wait !== undefined) {
-      reject('rate_limit_exceeded', `${state.options.concurrencyLimit} jobs are already processing; try again later.`, {
-        // Rounded up to the next 10 ms: a client that waits exactly this long finds the place free.
-        'retry-after': (Math.ceil(Math.max(wait, 1) / 10) / 100).toFixed(2),
-      });
-    }
-    const video = state.createVideo(
-      {
-        model,
-        generation_mode: visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video',
-        aspect_ratio: size.height > size.width ? '9:16' : '16:9',
-      },
-      audioSeconds,
+/** POST /v1/videos: checks the form the way the handlers.ts header describes (throwing the error response), then creates a job. */
+export async function createVideo(request: Request, state: MockState): Promise<MockVideo> {
+  const form = await readForm(request);
+  const { audio, visual, visualPart, model } = checkFields(form);
+  if (visualPart === 'video_reference' && !state.options.previewAccess) {
+    reject(
+      'preview_access_required',
+      'video_reference is a gated preview feature and this API key does not have access to it. Use image_reference instead.',
     );
-    return jsonResponse(video);
-  } catch (error) {
-    if (error instanceof Rejection) return error.response;
-    throw error;
   }
+  // Both formats are checked before either part is measured.
+  const uploads = [await readPart(audio, 'audio_reference'), await readPart(visual, visualPart)];
+  const [{ seconds: audioSeconds }, size] = uploads.map(checkMedia) as [Measured, Measured];
+  // Checked once the form is read, right before the job starts: no await between, so no create slips past.
+  const wait = state.admit();
+  if (wait !== undefined) {
+    reject('rate_limit_exceeded', `${state.options.concurrencyLimit} jobs are already processing; try again later.`, {
+      // Rounded up to the next 10 ms: a client that waits exactly this long finds the place free.
+      'retry-after': (Math.ceil(Math.max(wait, 1) / 10) / 100).toFixed(2),
+    });
+  }
+  const generation_mode = visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video';
+  const aspect_ratio = (size.height ?? 0) > (size.width ?? 0) ? '9:16' : '16:9';
+  return state.createVideo({ model, generation_mode, aspect_ratio }, audioSeconds);
 }
 
 async function readForm(request: Request): Promise<FormData> {
   if (!request.headers.get('content-type')?.toLowerCase().startsWith('multipart/form-data')) {
     reject('invalid_multipart', 'POST /v1/videos expects a multipart/form-data body.');
   }
-  try {
-    return await request.formData();
-  } catch (error) {
-    return reject('invalid_multipart', `The multipart body could not be parsed: ${(error as Error).message}`);
-  }
+  return request
+    .formData()
+    .catch((error: Error) => reject('invalid_multipart', `The multipart body could not be parsed: ${error.message}`));
 }
 
 /**
@@ -83,18 +59,18 @@ function checkDeclared(form: FormData): void {
       problems.push({ type: 'value_error', loc, msg, input: value, ctx: { error: {} } });
     }
   }
-  if (problems.length > 0) throw new Rejection(validationResponse(problems));
+  if (problems.length > 0) throw validationResponse(problems); // answered by the front door, as reject() is
 }
 
 function checkFields(form: FormData) {
   checkDeclared(form);
-  const names = new Set<string>();
+  const names: string[] = [];
   form.forEach((_value, name) => {
-    names.add(name);
+    names.push(name);
   });
-  const unknown = [...names].find((name) => !FIELDS.includes(name));
+  const unknown = names.find((name) => !FIELDS.includes(name));
   if (unknown !== undefined) reject('unknown_field', `Unknown form field '${unknown}'. Allowed fields: ${FIELDS.join(', ')}.`);
-  const repeated = [...names].find((name) => form.getAll(name).length > 1);
+  const repeated = names.find((name) => form.getAll(name).length > 1);
   if (repeated !== undefined) reject('duplicate_field', `The form field '${repeated}' was sent more than once.`);
   // checkDeclared let through only files for the reference parts and a known model.
   const image = form.get('image_reference') as File | null;
@@ -114,7 +90,7 @@ function checkFields(form: FormData) {
   return { audio, visual, visualPart, model };
 }
 
-type Upload = { bytes: Uint8Array; format: Format };
+type Upload = { bytes: Uint8Array; format: Format; part: Part; name: string };
 
 async function readPart(file: File, part: Part): Promise<Upload> {
   const bytes = new Uint8Array(await file.arrayBuffer());
@@ -124,12 +100,13 @@ async function readPart(file: File, part: Part): Promise<Upload> {
     const found = format === undefined ? 'no recognised format' : format.toUpperCase();
     return reject('unsupported_format', `${part} ('${file.name}') must be ${label}; its content is ${found}.`);
   }
-  return { bytes, format };
+  return { bytes, format, part, name: file.name };
 }
 
-/** Measures with the mock's own readers (measure.ts) and enforces the part's inclusive range. Returns the duration, and the size for videos. */
-function checkDuration({ bytes, format }: Upload, part: 'audio_reference' | 'video_reference', name: string) {
+/** An image's size, or the duration (and a video's size) within the part's inclusive range, by the mock's own readers. */
+function checkMedia({ bytes, format, part, name }: Upload): Measured {
   const measured = measure(bytes, format);
+  if (part === 'image_reference') return measured ?? reject('unreadable_media', `${part} ('${name}') has no readable width and height.`);
   if (measured === undefined) return reject('unreadable_media', `${part} ('${name}') could not be read to measure its duration.`);
   const { seconds } = measured;
   const [min, max] = PARTS[part].seconds ?? [0, 0];
@@ -139,10 +116,5 @@ function checkDuration({ bytes, format }: Upload, part: 'audio_reference' | 'vid
       `${part} ('${name}') is ${Math.round(seconds * 100) / 100} s long; it must be ${min} to ${max} seconds.`,
     );
   }
-  return { seconds, width: measured.width ?? 0, height: measured.height ?? 0 };
-}
-
-function readImageSize({ bytes, format }: Upload, name: string) {
-  const size = imageSize(bytes, format === 'png' ? 'png' : 'jpeg');
-  return size ?? reject('unreadable_media', `image_reference ('${name}') has no readable width and height.`);
+  return measured;
 }

@@ -12,7 +12,7 @@
  */
 import { createHandlers } from './handlers.js';
 import { loadMsw } from './msw.js';
-import { type LoopbackServer, listenLoopback } from './node-server.js';
+import { listenLoopback } from './node-server.js';
 import { MockState, type MockStateOptions } from './state.js';
 
 // Without msw, importing this module throws MSW_MISSING here, before anything else happens.
@@ -57,13 +57,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   // Handlers need both origins, known only after listening; both servers share one list.
   const handle = (request: Request) => getResponse(handlers, request);
   const api = await listenLoopback(options.port ?? 0, handle);
-  let cdn: LoopbackServer;
-  try {
-    cdn = await listenLoopback(0, handle);
-  } catch (error) {
+  const cdn = await listenLoopback(0, handle).catch(async (error: unknown) => {
     await api.close();
     throw error;
-  }
+  });
   handlers = createHandlers(state, { api: api.origin, cdn: cdn.origin });
 
   return {

@@ -1,17 +1,12 @@
 import { errorResponse, jsonResponse, type MockValidationProblem, validationResponse } from './responses.js';
 import type { MockState } from './state.js';
 
-type QueryProblem = MockValidationProblem;
-
-const problem = (name: string, msg: string, type: QueryProblem['type'], input: string | null): QueryProblem => ({
-  type,
-  loc: ['query', name],
-  msg,
-  input,
-});
+function problem(name: string, msg: string, type: MockValidationProblem['type'], input: string | null) {
+  return { type, loc: ['query', name], msg, input };
+}
 
 /** `limit`: 20 when absent, else a whole number from 1 to 100, in FastAPI's words when it is not. */
-function readLimit(raw: string | null): number | QueryProblem {
+function readLimit(raw: string | null): number | MockValidationProblem {
   if (raw === null) return 20;
   if (!/^[+-]?\d+$/.test(raw.trim()))
     return problem('limit', 'Input should be a valid integer, unable to parse string as an integer', 'int_parsing', raw);
@@ -22,7 +17,7 @@ function readLimit(raw: string | null): number | QueryProblem {
 }
 
 /** `order`: desc (newest first) when absent, else asc or desc. */
-function readOrder(raw: string | null): 'asc' | 'desc' | QueryProblem {
+function readOrder(raw: string | null): 'asc' | 'desc' | MockValidationProblem {
   const order = raw ?? 'desc';
   return order === 'asc' || order === 'desc' ? order : problem('order', "Input should be 'asc' or 'desc'", 'literal_error', raw);
 }
@@ -36,17 +31,13 @@ export function listVideos(state: MockState, url: URL): Response {
   const limit = readLimit(url.searchParams.get('limit'));
   const order = readOrder(url.searchParams.get('order'));
   if (typeof limit !== 'number' || typeof order !== 'string') {
-    return validationResponse([limit, order].filter((p): p is QueryProblem => typeof p === 'object'));
+    return validationResponse([limit, order].filter((p): p is MockValidationProblem => typeof p === 'object'));
   }
   const newestFirst = state.listVideos();
   const all = order === 'desc' ? newestFirst : newestFirst.reverse();
   const after = url.searchParams.get('after');
-  let start = 0;
-  if (after !== null) {
-    const index = all.findIndex((video) => video.id === after);
-    // The service's answer to an unknown id is not documented; the mock says so plainly rather than guess.
-    if (index < 0) return errorResponse('invalid_after', `after must be the id of an existing video; '${after}' is not.`);
-    start = index + 1;
-  }
+  const start = after === null ? 0 : all.findIndex((video) => video.id === after) + 1;
+  // The service's answer to an unknown id is not documented; the mock says so plainly rather than guess.
+  if (after !== null && start === 0) return errorResponse('invalid_after', `after must be the id of an existing video; '${after}' is not.`);
   return jsonResponse(all.slice(start, start + limit));
 }

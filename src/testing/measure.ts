@@ -1,10 +1,11 @@
 import type { Format } from './rules.js';
-import { ascii } from './sniff.js';
 
 /*
- * Durations (and a video's display size) from headers, written for the mock from the format specifications and
- * sharing no code with the SDK's probe. Each reader is small on purpose, and so reads less than the SDK does:
+ * The mock's own readers of uploads, written from the format specifications and sharing no code with the SDK's
+ * probe, so a bug in the probe shows in a create test. Like a server, they judge the bytes, never a file's name or
+ * declared type. Each is small on purpose, and so reads less than the SDK does:
  *
+ * - Format: by magic bytes. Images: the size in a PNG IHDR chunk or a JPEG start-of-frame marker.
  * - WAV: the data chunk's size over the fmt chunk's byte rate, or the fact chunk's sample count when there is one.
  *   Exact for PCM; for a compressed WAV without a fact chunk, as close as its average byte rate.
  * - MP3: Layer III frames counted from the first one to the first byte that is not a frame (a trailing tag, or
@@ -13,20 +14,64 @@ import { ascii } from './sniff.js';
  * - MP4/MOV: the movie header's duration (mvhd; a fragmented file without one is unreadable here) and the first
  *   track with a picture size (tkhd), its sides swapped when the track is turned a quarter.
  *
- * test/mock-measure.test.ts holds them to the known durations of test/fixtures/media.
+ * test/mock-measure.test.ts holds them to the known formats, sizes and durations of test/fixtures/media.
  */
 
+export const ascii = (bytes: Uint8Array, start: number, length: number): string =>
+  String.fromCharCode(...bytes.subarray(start, start + length));
+
+export function sniffFormat(bytes: Uint8Array): Format | undefined {
+  if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 4) === 'WAVE') return 'wav';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
+  // ID3v2 tag, or a bare MPEG audio frame (11-bit frame sync; JPEG's FF D8 does not pass it).
+  if (ascii(bytes, 0, 3) === 'ID3' || (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)) return 'mp3';
+  if (bytes[0] === 0x89 && ascii(bytes, 1, 3) === 'PNG') return 'png';
+  const box = ascii(bytes, 4, 4);
+  if (box === 'ftyp') return ascii(bytes, 8, 4) === 'qt  ' ? 'mov' : 'mp4';
+  // Old QuickTime files may start straight with a movie, padding or media box.
+  if (box === 'moov' || box === 'wide' || box === 'mdat') return 'mov';
+  return undefined;
+}
+
+/** Pixel size from the IHDR chunk; undefined when it is cut short or broken (as for every reader below). */
+function png(bytes: Uint8Array, view: DataView): Measured | undefined {
+  if (bytes.byteLength < 24 || ascii(bytes, 12, 4) !== 'IHDR') return undefined;
+  return positive(view.getUint32(16), view.getUint32(20));
+}
+
+/** Pixel size from the start-of-frame marker. */
+function jpeg(bytes: Uint8Array, view: DataView): Measured | undefined {
+  let offset = 2;
+  while (offset + 9 <= bytes.byteLength) {
+    if (bytes[offset] !== 0xff) return undefined;
+    const marker = bytes[offset + 1] ?? 0;
+    if (marker === 0xff) {
+      offset += 1; // fill byte
+      continue;
+    }
+    // SOF0..SOF15 carry the frame size; C4 (DHT), C8 (JPG) and CC (DAC) share the range but do not.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return positive(view.getUint16(offset + 7), view.getUint16(offset + 5));
+    }
+    offset += 2 + view.getUint16(offset + 2);
+  }
+  return undefined;
+}
+
+const positive = (width: number, height: number) => (width > 0 && height > 0 ? { seconds: 0, width, height } : undefined);
+
 export interface Measured {
+  /** 0 for an image. */
   seconds: number;
-  /** Display size, for a video. */
+  /** Display size, for an image or a video. */
   width?: number;
   height?: number;
 }
 
-/** The duration (and a video's size) of an audio or video upload; undefined when its headers cannot be read. */
+/** The duration and picture size of an upload; undefined when its headers cannot be read. */
 export function measure(bytes: Uint8Array, format: Format): Measured | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const measured = format === 'wav' ? wav(bytes, view) : format === 'mp3' ? mp3(bytes) : movie(bytes, view);
+  const measured = { wav, mp3, mp4: movie, mov: movie, png, jpeg }[format](bytes, view);
   return measured && Number.isFinite(measured.seconds) && measured.seconds >= 0 ? measured : undefined;
 }
 
@@ -117,8 +162,7 @@ function lameTrim(bytes: Uint8Array, xing: number): number {
 }
 
 /** The boxes in `[from, to)`: their type and where their contents start and end. Stops at a box that does not fit. */
-function* boxes(bytes: Uint8Array, from: number, to: number) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+function* boxes(bytes: Uint8Array, view: DataView, from: number, to: number) {
   for (let at = from; at + 8 <= to; ) {
     let size = view.getUint32(at);
     let header = 8;
@@ -131,7 +175,7 @@ function* boxes(bytes: Uint8Array, from: number, to: number) {
 }
 
 function movie(bytes: Uint8Array, view: DataView): Measured | undefined {
-  const find = (type: string, from: number, to: number) => [...boxes(bytes, from, to)].find((box) => box.type === type);
+  const find = (type: string, from: number, to: number) => [...boxes(bytes, view, from, to)].find((box) => box.type === type);
   const moov = find('moov', 0, bytes.length);
   const mvhd = moov && find('mvhd', moov.start, moov.end);
   if (!moov || !mvhd || mvhd.end - mvhd.start < 32) return undefined;
@@ -140,7 +184,7 @@ function movie(bytes: Uint8Array, view: DataView): Measured | undefined {
   const timescale = view.getUint32(mvhd.start + (v1 ? 20 : 12));
   const duration = v1 ? Number(view.getBigUint64(mvhd.start + 24)) : view.getUint32(mvhd.start + 16);
   if (timescale === 0 || duration === 0) return undefined;
-  for (const trak of boxes(bytes, moov.start, moov.end)) {
+  for (const trak of boxes(bytes, view, moov.start, moov.end)) {
     const tkhd = trak.type === 'trak' ? find('tkhd', trak.start, trak.end) : undefined;
     // The matrix, then width and height in 16.16 fixed point; version 1 moves them 12 bytes on.
     const matrix = tkhd && tkhd.start + (bytes[tkhd.start] === 1 ? 52 : 40);

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -21,13 +22,8 @@ export async function listenLoopback(port: number, handle: FetchHandler): Promis
   const server = createServer({ keepAlive: true }, (req, res) => {
     void respond(req, res, origin, handle);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening'); // rejects on 'error', e.g. a port in use
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
@@ -51,11 +47,9 @@ async function respond(req: IncomingMessage, res: ServerResponse, origin: string
     await send(response, res);
   } catch {
     // A handler threw, or the client went away mid-response: answer if still possible, else drop the socket.
+    const failed = withRequestId(errorResponse('internal_error', 'The mock server failed to handle this request.'));
     if (res.headersSent || res.destroyed) res.destroy();
-    else
-      send(withRequestId(errorResponse('internal_error', 'The mock server failed to handle this request.')), res).catch(() =>
-        res.destroy(),
-      );
+    else send(failed, res).catch(() => res.destroy());
   } finally {
     // A handler that answered without reading the upload (401, injected 429...): discard the rest of it
     // rather than buffer it, so a keep-alive connection moves on to the next request cheaply.
@@ -76,12 +70,10 @@ function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): R
 }
 
 async function send(response: Response, res: ServerResponse): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
+  const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
   res.writeHead(response.status, response.statusText || undefined, headers);
   if (response.body === null || res.req.method === 'HEAD') {
     await response.body?.cancel();

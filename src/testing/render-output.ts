@@ -26,17 +26,7 @@ export const PROVENANCE_KEY = 'provenance';
 /** The marker's value for a job: `avatar-video-mock; job=<id>`. */
 export const provenanceValue = (jobId: string) => `avatar-video-mock; job=${jobId}`;
 
-interface Clip {
-  video: EncodedPacket[];
-  /** Audio packets at or after 0; `priming` is the one before. */
-  audio: EncodedPacket[];
-  priming: EncodedPacket | undefined;
-  videoConfig: VideoDecoderConfig;
-  audioConfig: AudioDecoderConfig;
-  /** Frame period of the fixture (0.04 s) and its AAC packet period (1024 / 48000 s). */
-  frame: number;
-  audioPacket: number;
-}
+type Clip = Awaited<ReturnType<typeof loadClip>>;
 
 const clips = new WeakMap<Uint8Array, Promise<Clip>>();
 
@@ -46,7 +36,7 @@ async function readPackets(track: InputTrack): Promise<EncodedPacket[]> {
   return packets;
 }
 
-async function loadClip(fixture: Uint8Array): Promise<Clip> {
+async function loadClip(fixture: Uint8Array) {
   const input = new Input({ source: new BufferSource(fixture), formats: ALL_FORMATS });
   try {
     const videoTrack = await input.getPrimaryVideoTrack();
@@ -59,27 +49,19 @@ async function loadClip(fixture: Uint8Array): Promise<Clip> {
     if (video[0]?.type !== 'key' || video.slice(1).some((packet) => packet.type === 'key')) {
       throw new Error('The mock fixture must hold exactly one GOP starting with a keyframe.');
     }
+    // The packets at or after 0, and the AAC priming packet before them.
     const audio = allAudio.filter((packet) => packet.timestamp >= 0);
-    return {
-      video,
-      audio,
-      priming: allAudio.find((packet) => packet.timestamp < 0),
-      videoConfig,
-      audioConfig,
-      frame: video[0].duration,
-      audioPacket: 1024 / audioConfig.sampleRate,
-    };
+    const priming = allAudio.find((packet) => packet.timestamp < 0);
+    // audioPacket: the AAC packet period (1024 / 48000 s).
+    return { video, audio, priming, videoConfig, audioConfig, audioPacket: 1024 / audioConfig.sampleRate };
   } finally {
     input.dispose();
   }
 }
 
 function clipOf(fixture: Uint8Array): Promise<Clip> {
-  let clip = clips.get(fixture);
-  if (!clip) {
-    clip = loadClip(fixture);
-    clips.set(fixture, clip);
-  }
+  const clip = clips.get(fixture) ?? loadClip(fixture);
+  clips.set(fixture, clip);
   return clip;
 }
 
@@ -90,13 +72,13 @@ function clipOf(fixture: Uint8Array): Promise<Clip> {
  * leaves no doubt (the price is a still frame of under a second at the end).
  */
 function videoPackets(clip: Clip, seconds: number): EncodedPacket[] {
-  const period = clip.video.length * clip.frame;
+  const key = clip.video[0] as EncodedPacket;
+  const period = clip.video.length * key.duration;
   const packets: EncodedPacket[] = [];
   let start = 0;
   for (; start + period <= seconds + 1e-9; start += period) {
     for (const packet of clip.video) packets.push(packet.clone({ timestamp: packet.timestamp + start }));
   }
-  const key = clip.video[0] as EncodedPacket;
   if (seconds - start > 1e-6) packets.push(key.clone({ timestamp: start, duration: seconds - start }));
   return packets;
 }
@@ -132,17 +114,15 @@ export async function renderOutput(fixture: Uint8Array, seconds: number, jobId: 
   await output.start();
   const videoQueue = videoPackets(clip, seconds);
   const audioQueue = audioPackets(clip, seconds);
-  // Interleaved by time, as an encoder would write them.
-  let v = 0;
-  let a = 0;
-  while (v < videoQueue.length || a < audioQueue.length) {
+  // Interleaved by time, as an encoder would write them; each track's first packet carries its decoder config.
+  for (let v = 0, a = 0; v < videoQueue.length || a < audioQueue.length; ) {
     const nextVideo = videoQueue[v];
     const nextAudio = audioQueue[a];
     if (nextVideo && (!nextAudio || nextVideo.timestamp <= nextAudio.timestamp)) {
       await video.add(nextVideo, v === 0 ? { decoderConfig: clip.videoConfig } : undefined);
       v += 1;
-    } else if (nextAudio) {
-      await audio.add(nextAudio, a === 0 ? { decoderConfig: clip.audioConfig } : undefined);
+    } else {
+      await audio.add(nextAudio as EncodedPacket, a === 0 ? { decoderConfig: clip.audioConfig } : undefined);
       a += 1;
     }
   }

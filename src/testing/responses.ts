@@ -1,4 +1,4 @@
-import { FIELDS, MODELS, PARTS, range } from './rules.js';
+import { FIELDS, MODELS, PARTS } from './rules.js';
 import { randomId } from './state.js';
 
 /**
@@ -23,7 +23,7 @@ export const MOCK_ERROR_CODES = {
   preview_access_required: { status: 403, when: 'video_reference sent by a key without access to the gated preview.' },
   duration_out_of_range: {
     status: 422,
-    when: `Audio outside ${range('audio_reference')} s or video reference outside ${range('video_reference')} s (inclusive).`,
+    when: `Audio outside ${PARTS.audio_reference.seconds?.join('..')} s or video reference outside ${PARTS.video_reference.seconds?.join('..')} s (inclusive).`,
   },
   invalid_after: { status: 400, when: 'List after is not the id of a known video.' },
   video_not_found: { status: 404, when: 'No video with that id.' },
@@ -44,6 +44,17 @@ export type MockErrorCode = keyof typeof MOCK_ERROR_CODES;
 
 export function errorResponse(code: MockErrorCode, message: string, headers?: HeadersInit): Response {
   return jsonResponse({ error: { code, message } }, MOCK_ERROR_CODES[code].status, headers);
+}
+
+/** Stops a check at its first problem: the front door (handlers.ts) answers with the thrown error response. */
+export const reject = (...args: Parameters<typeof errorResponse>): never => {
+  throw errorResponse(...args);
+};
+
+/** What a route answers for something it threw: a thrown Response as it is; anything else is thrown on. */
+export function rescue(thrown: unknown): Response {
+  if (thrown instanceof Response) return thrown;
+  throw thrown;
 }
 
 /**
@@ -94,9 +105,8 @@ export function injectedResponse(reply: { status: number; headers?: Record<strin
   return jsonResponse(body, reply.status, reply.headers);
 }
 
-/** Copy of `response` with a fresh x-request-id (Response.redirect() and friends have immutable headers). */
+/** `response` (built here, so its headers can change) with a fresh x-request-id. */
 export function withRequestId(response: Response): Response {
-  const headers = new Headers(response.headers);
-  headers.set('x-request-id', randomId('req'));
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  response.headers.set('x-request-id', randomId('req'));
+  return response;
 }

@@ -4,7 +4,7 @@
  * from the SDK on purpose: the mock stands for the service, so a wrong limit in the SDK must show against it.
  */
 
-/** A format the mock recognises by its magic bytes (sniff.ts). */
+/** A format the mock recognises by its magic bytes (measure.ts). */
 export type Format = 'wav' | 'mp3' | 'jpeg' | 'png' | 'mp4' | 'mov';
 export type Part = 'audio_reference' | 'image_reference' | 'video_reference';
 
@@ -23,6 +23,3 @@ export const FIELDS = [...(Object.keys(PARTS) as Part[]), 'model'];
 
 /** `'a' or 'b'`, the way FastAPI lists a literal's values. */
 export const MODEL_CHOICES = MODELS.map((name) => `'${name}'`).join(' or ');
-
-/** `1..60` */
-export const range = (part: Part): string => (PARTS[part].seconds ?? []).join('..');

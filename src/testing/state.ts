@@ -127,8 +127,6 @@ export class MockState {
   private readonly signatures = new Map<string, string>(); // sig -> video id
   private readonly startMs = Date.now();
   private offsetMs = 0;
-  /** End times of jobs that may still be PROCESSING, soonest first, for `concurrencyLimit`. */
-  private readonly runningUntil: number[] = [];
   private readonly random: () => number;
 
   constructor(options: MockStateOptions = {}) {
@@ -154,10 +152,10 @@ export class MockState {
    */
   admit(): number | undefined {
     const now = this.now();
-    while (this.runningUntil.length > 0 && (this.runningUntil[0] as number) <= now) this.runningUntil.shift();
-    if (this.runningUntil.length < this.options.concurrencyLimit) return undefined;
+    const ends = [...this.jobs.values()].map((job) => job.createdMs + job.processingMs).filter((end) => end > now);
+    if (ends.length < this.options.concurrencyLimit) return undefined;
     this.throttledCreates += 1;
-    return (this.runningUntil[0] as number) - now;
+    return ends.reduce((soonest, end) => Math.min(soonest, end)) - now;
   }
 
   /** Milliseconds on the mock clock. */
@@ -189,15 +187,14 @@ export class MockState {
 
   /** The first injected failure matching this request, used up by one. */
   takeFailure(method: string, path: string): FailureReply | undefined {
-    const index = this.failures.findIndex(
+    const failure = this.failures.find(
       (f) =>
         (f.method === undefined || f.method.toUpperCase() === method.toUpperCase()) &&
         (f.path === undefined || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
     );
-    const failure = this.failures[index];
     if (!failure) return undefined;
     failure.times -= 1;
-    if (failure.times <= 0) this.failures.splice(index, 1);
+    if (failure.times <= 0) this.failures.splice(this.failures.indexOf(failure), 1);
     return failure;
   }
 
@@ -223,7 +220,6 @@ export class MockState {
     const ms = typeof processingMs === 'function' ? processingMs(index) : processingMs;
     const outcome = this.outcomes.shift() ?? this.drawOutcome();
     this.jobs.set(id, { video, createdMs, index, processingMs: ms, outcome, patch: {}, audioSeconds });
-    this.markRunningUntil(createdMs + ms);
     this.creates += 1;
     return this.view(id) as MockVideo;
   }
@@ -240,24 +236,12 @@ export class MockState {
     this.outcomes.splice(0);
     this.failures.splice(0);
     this.signatures.clear();
-    this.runningUntil.splice(0);
     this.throttledCreates = 0;
-  }
-
-  /** Jobs end at different times when processingMs varies per job: keep the end times sorted, soonest first. */
-  private markRunningUntil(endMs: number): void {
-    const at = this.runningUntil.findIndex((end) => end > endMs);
-    this.runningUntil.splice(at === -1 ? this.runningUntil.length : at, 0, endMs);
   }
 
   private drawOutcome(): MockOutcome {
     if (this.options.rateLimitFailureRate <= 0 || this.random() >= this.options.rateLimitFailureRate) return { status: 'COMPLETE' };
     return { status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'Too many jobs at once; create this job again later.' } };
-  }
-
-  /** The video as of now on the mock clock, or undefined for an unknown id. */
-  getVideo(id: string): MockVideo | undefined {
-    return this.view(id);
   }
 
   /** Force fields (e.g. `{ status: 'QUEUED' }`); they stay until patched again. Throws for an unknown id. */
@@ -296,6 +280,12 @@ export class MockState {
     return sig !== null && this.signatures.get(sig) === id;
   }
 
+  /** The video as of now on the mock clock, or undefined for an unknown id. */
+  getVideo(id: string): MockVideo | undefined {
+    return this.view(id);
+  }
+
+  // getVideo() is what the routes call (tests spy on it to see a poll); the state's own reads go here.
   private view(id: string): MockVideo | undefined {
     const job = this.jobs.get(id);
     if (!job) return undefined;
@@ -308,8 +298,7 @@ export class MockState {
     else if (job.outcome.status === 'COMPLETE')
       live = { status: 'COMPLETE', progress: 100, completed_at: Math.floor((job.createdMs + processingMs) / 1000) };
     // A job that did not finish keeps the progress it reached and has no completion time.
-    else if (job.outcome.status === 'FAILED') live = { status: 'FAILED', progress: running, error: { ...job.outcome.error } };
-    else live = { status: 'CANCELLED', progress: running };
+    else live = { ...structuredClone(job.outcome), progress: running };
     return { ...job.video, ...live, ...job.patch };
   }
 }
