@@ -1,5 +1,5 @@
 import { unreadable } from './failure.js';
-import { endBeforeTrailingTags, id3v2Size } from './id3.js';
+import { endBeforeTrailingTags, skipId3v2 } from './id3.js';
 import { type MpegFrameHeader, parseMpegHeader } from './mpeg-header.js';
 import { type ByteReader, u16be, u32be } from './reader.js';
 import type { MediaInfo } from './types.js';
@@ -33,8 +33,7 @@ interface FrameCount {
 }
 
 export async function probeMp3(reader: ByteReader): Promise<MediaInfo> {
-  let start = 0;
-  for (let size = id3v2Size(await reader.bytes(0, 10)); size > 0; size = id3v2Size(await reader.bytes(start, 10))) start += size;
+  const start = await skipId3v2(reader);
   const end = await endBeforeTrailingTags(reader, start);
 
   const first = await findFrame(reader, start, Math.min(end, start + FIRST_FRAME_SEARCH), end);

@@ -1,4 +1,6 @@
+import type { LocalSource } from '../../internal/source.js';
 import { unreadable } from './failure.js';
+import type { BoxRange } from './isobmff.js';
 import { fourcc, u32be } from './reader.js';
 
 /*
@@ -16,6 +18,8 @@ const MAX_EXPANDED_SAMPLES = 20_000_000;
  */
 const MAX_RUN_SAMPLES = 50_000;
 const MAX_FRAGMENT_SAMPLES = 2_000_000;
+/** Larger than any movie header of a clip that could be accepted (a 60 s moov is tens of KB). */
+const MAX_HEADER_BOX = 64 * 1024 * 1024;
 
 interface Box {
   type: string;
@@ -38,8 +42,20 @@ function* children(b: Uint8Array): Generator<Box> {
 const child = (b: Uint8Array, type: string) => [...children(b)].find((box) => box.type === type)?.body;
 const fail = (what: string) => unreadable(`its sample tables are corrupt (${what})`);
 
+/** Read the top-level `moov` and `moof` boxes whole and check the counts in them. */
+export async function checkHeaderBoxes(source: LocalSource, boxes: BoxRange[]): Promise<void> {
+  const read: Box[] = [];
+  for (const box of boxes) {
+    if (box.size > MAX_HEADER_BOX)
+      throw unreadable(`its "${box.type}" box is ${box.size.toLocaleString('en-US')} bytes, too large to be a header`);
+    read.push(...children(await source.read(box.at, box.size)));
+  }
+  for (const moov of read) if (moov.type === 'moov') checkMovieTables(moov.body, source.size);
+  checkFragmentRuns(read.filter((box) => box.type === 'moof').map((box) => box.body));
+}
+
 /** Check every track's sample table in a `moov` payload. */
-export function checkMovieTables(moov: Uint8Array, fileSize: number): void {
+function checkMovieTables(moov: Uint8Array, fileSize: number): void {
   for (const trak of children(moov)) {
     if (trak.type !== 'trak') continue;
     let stbl: Uint8Array | undefined = trak.body;
@@ -94,7 +110,7 @@ function sumCounts(box: Uint8Array | undefined): number {
 }
 
 /** Check the track runs in the `moof` payloads of a fragmented file. */
-export function checkFragmentRuns(moofs: Uint8Array[]): void {
+function checkFragmentRuns(moofs: Uint8Array[]): void {
   let unbounded = 0;
   for (const moof of moofs) {
     for (const traf of children(moof)) {
