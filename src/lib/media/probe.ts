@@ -7,7 +7,7 @@ import { probeMp3 } from './mp3.js';
 import { probeIsobmff } from './mp4.js';
 import { ByteReader } from './reader.js';
 import { sniff } from './sniff.js';
-import type { MediaFormat, MediaInfo } from './types.js';
+import { FORMATS, type MediaFormat, type MediaInfo } from './types.js';
 import { probeWav } from './wav.js';
 
 export interface ProbeOptions {
@@ -27,16 +27,8 @@ const PROBES: Record<MediaFormat, (reader: ByteReader) => Promise<MediaInfo>> = 
   mov: (reader) => probeIsobmff(reader, 'mov'),
 };
 
-const LABELS: Record<MediaFormat, string> = {
-  wav: 'WAV audio',
-  mp3: 'MP3 audio',
-  png: 'a PNG image',
-  jpeg: 'a JPEG image',
-  mp4: 'an MP4 video',
-  mov: 'a MOV video',
-};
-
-const ALLOWED: Record<string, string> = {
+/** What each create field accepts, as a rejection words it. */
+export const ALLOWED: Record<string, string> = {
   audio_reference: 'audio must be WAV or MP3',
   image_reference: 'images must be JPEG or PNG',
   video_reference: 'video references must be MP4 or MOV with a video track',
@@ -84,7 +76,7 @@ function toValidationError(error: unknown, name: string, field: string | undefin
     ]);
   }
   const detail = error instanceof ProbeFailure ? error.detail : error instanceof Error ? error.message : String(error);
-  const as = format ? ` as ${LABELS[format]}` : '';
+  const as = format ? ` as ${FORMATS[format].label}` : '';
   const mediaError = new MediaValidationError([
     { field: issueField, code: 'unreadable_media', message: `${name} cannot be read${as}: ${detail}` },
   ]);
