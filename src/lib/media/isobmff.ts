@@ -49,12 +49,17 @@ export async function checkWholeMp4(reader: ByteReader<Pick<LocalSource, 'size' 
   await topLevelBoxes(reader, true);
 }
 
+/** The type, size and header length of the box whose header is at `at` in `b`; `rest` is the size of a box running to the end. */
+export function boxHeader(b: Uint8Array, at: number, rest: number) {
+  const size32 = u32be(b, at);
+  const size = size32 === 1 ? u32be(b, at + 8) * 2 ** 32 + u32be(b, at + 12) : size32 === 0 ? rest : size32;
+  return { type: fourcc(b, at + 4), size, headerSize: size32 === 1 ? 16 : 8 };
+}
+
 /** The box whose header is `header` (read at `at`), or undefined when the header is not a plausible one. */
 function boxAt(header: Uint8Array, at: number, fileSize: number): BoxRange | undefined {
   if (header.length < 8) return undefined;
-  const type = fourcc(header, 4);
-  const size32 = u32be(header, 0);
-  const size = size32 === 1 ? u32be(header, 8) * 2 ** 32 + u32be(header, 12) : size32 === 0 ? fileSize - at : size32;
-  const sane = /^[\x20-\x7e]{4}$/.test(type) && size >= (size32 === 1 ? 16 : 8) && (size32 !== 1 || header.length >= 16);
+  const { type, size, headerSize } = boxHeader(header, 0, fileSize - at);
+  const sane = /^[\x20-\x7e]{4}$/.test(type) && size >= headerSize && header.length >= headerSize;
   return sane ? { type, at, size } : undefined;
 }

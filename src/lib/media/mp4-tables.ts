@@ -1,7 +1,7 @@
 import type { LocalSource } from '../../internal/source.js';
 import { unreadable } from './failure.js';
-import type { BoxRange } from './isobmff.js';
-import { fourcc, u32be } from './reader.js';
+import { type BoxRange, boxHeader } from './isobmff.js';
+import { u32be } from './reader.js';
 
 /*
  * Plausibility checks on MP4 sample tables, run before mediabunny sees them. mediabunny loops over counts taken
@@ -30,11 +30,9 @@ interface Box {
 /** Child boxes of `b`; stops at the first malformed header (mediabunny reports those itself). */
 function* children(b: Uint8Array): Generator<Box> {
   for (let at = 0; at + 8 <= b.length; ) {
-    const size32 = u32be(b, at);
-    const header = size32 === 1 ? 16 : 8;
-    const size = size32 === 1 ? u32be(b, at + 8) * 2 ** 32 + u32be(b, at + 12) : size32 === 0 ? b.length - at : size32;
-    if (size < header || at + size > b.length) return;
-    yield { type: fourcc(b, at + 4), body: b.subarray(at + header, at + size) };
+    const { type, size, headerSize } = boxHeader(b, at, b.length - at);
+    if (size < headerSize || at + size > b.length) return;
+    yield { type, body: b.subarray(at + headerSize, at + size) };
     at += size;
   }
 }

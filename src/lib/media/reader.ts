@@ -46,21 +46,16 @@ export interface CountingSource extends LocalSource {
 }
 
 export function countingSource(source: LocalSource): CountingSource {
-  let bytesRead = 0;
-  let reads = 0;
-  return {
+  const counting = {
     ...source,
-    get bytesRead() {
-      return bytesRead;
-    },
-    get reads() {
-      return reads;
-    },
-    async read(offset, length) {
+    bytesRead: 0,
+    reads: 0,
+    async read(offset: number, length: number) {
       const bytes = await source.read(offset, length);
-      bytesRead += bytes.length;
-      reads += 1;
+      counting.bytesRead += bytes.length;
+      counting.reads += 1;
       return bytes;
     },
   };
+  return counting;
 }
