@@ -10,10 +10,10 @@ import type { MediaInfo } from './types.js';
 
 const PCM_LIKE = new Set([0x0001, 0x0003, 0x0006, 0x0007]); // integer PCM, float, A-law, mu-law: one block per frame
 /** The ADPCM codecs (IMA, Microsoft) that tell their length from the block layout: each block's header per channel. */
-const ADPCM: Record<number, { headerBytes: number; headerSamples: number }> = {
-  0x0011: { headerBytes: 4, headerSamples: 1 },
-  0x0002: { headerBytes: 7, headerSamples: 2 },
-};
+const ADPCM = new Map([
+  [0x0011, { headerBytes: 4, headerSamples: 1 }],
+  [0x0002, { headerBytes: 7, headerSamples: 2 }],
+]);
 const EXTENSIBLE = 0xfffe;
 const MAX_CHUNKS = 10_000;
 
@@ -110,7 +110,7 @@ function measureData(fileSize: number, riffSize: number, data: { start: number; 
 function frames(fmt: Fmt, dataBytes: number, factSamples: number | undefined): number {
   if (PCM_LIKE.has(fmt.tag)) return Math.floor(dataBytes / fmt.blockAlign);
   if (factSamples !== undefined && factSamples !== 0xffffffff) return factSamples;
-  const adpcm = ADPCM[fmt.tag];
+  const adpcm = ADPCM.get(fmt.tag);
   if (adpcm && fmt.samplesPerBlock > 0) {
     // A cut last block holds its header's samples, then two 4-bit samples per byte, shared by the channels.
     const rest = dataBytes % fmt.blockAlign;
