@@ -3,7 +3,7 @@ import { ProbeFailure, unreadable, unsupported } from './failure.js';
 import { topLevelBoxes } from './isobmff.js';
 import { checkHeaderBoxes } from './mp4-tables.js';
 import type { ByteReader } from './reader.js';
-import type { MediaInfo } from './types.js';
+import type { MediaFormat, MediaInfo } from './types.js';
 
 /*
  * MP4/MOV through mediabunny, which reads the movie and track headers (moov at the start or the end, fragmented
@@ -25,7 +25,8 @@ const AUDIO_CODEC_NAMES: Record<string, string> = {
   alaw: 'G.711',
 };
 
-export async function probeIsobmff(reader: ByteReader, format: 'mp4' | 'mov'): Promise<MediaInfo> {
+/** `format` is what the brands said (`mp4` or `mov`); it names the container in messages. */
+export async function probeIsobmff(reader: ByteReader, format: MediaFormat): Promise<MediaInfo> {
   await checkHeaderBoxes(reader.source, await topLevelBoxes(reader));
   const { Input, MP4, QTFF, CustomSource } = await loadMediabunny();
   const { source } = reader;

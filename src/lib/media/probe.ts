@@ -18,14 +18,7 @@ export interface ProbeOptions {
   fieldName?: string;
 }
 
-const PROBES: Record<MediaFormat, (reader: ByteReader) => Promise<MediaInfo>> = {
-  wav: probeWav,
-  mp3: probeMp3,
-  png: probePng,
-  jpeg: probeJpeg,
-  mp4: (reader) => probeIsobmff(reader, 'mp4'),
-  mov: (reader) => probeIsobmff(reader, 'mov'),
-};
+const PROBES = { wav: probeWav, mp3: probeMp3, png: probePng, jpeg: probeJpeg, mp4: probeIsobmff, mov: probeIsobmff };
 
 /** What each create field accepts, as a rejection words it. */
 export const ALLOWED: Record<string, string> = {
@@ -61,7 +54,7 @@ export async function probeSource(source: LocalSource, field?: string): Promise<
     const sniffed = await sniff(reader);
     if ('other' in sniffed) throw unsupported(sniffed.other);
     format = sniffed.format;
-    return await PROBES[format](reader);
+    return await PROBES[format](reader, format);
   } catch (error) {
     throw toValidationError(error, source.name, field, format);
   }

@@ -40,12 +40,7 @@ export const u32le = (b: Uint8Array, at: number) => u16le(b, at) + u16le(b, at +
 export const fourcc = (b: Uint8Array, at: number) => String.fromCharCode(...b.subarray(at, at + 4));
 
 /** A {@link LocalSource} that counts what is read through it (for the probe bench and tests). */
-export interface CountingSource extends LocalSource {
-  readonly bytesRead: number;
-  readonly reads: number;
-}
-
-export function countingSource(source: LocalSource): CountingSource {
+export function countingSource(source: LocalSource) {
   const counting = {
     ...source,
     bytesRead: 0,

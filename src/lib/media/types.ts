@@ -26,5 +26,3 @@ export const FORMATS: Record<
   mp4: { name: 'MP4', label: 'an MP4 video', kind: 'video', extension: 'mp4', contentType: 'video/mp4' },
   mov: { name: 'MOV', label: 'a MOV video', kind: 'video', extension: 'mov', contentType: 'video/quicktime' },
 };
-
-export type { MediaIssueCode, MediaValidationIssue } from '../../errors.js';

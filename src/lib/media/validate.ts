@@ -1,9 +1,9 @@
-import { MediaValidationError } from '../../errors.js';
+import { type MediaIssueCode, MediaValidationError, type MediaValidationIssue } from '../../errors.js';
 import type { LocalSource } from '../../internal/source.js';
 import { VIDEO_MODELS } from '../../schemas.js';
 import { disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
 import { ALLOWED, probeSource } from './probe.js';
-import { FORMATS, type MediaInfo, type MediaIssueCode, type MediaValidationIssue } from './types.js';
+import { FORMATS, type MediaInfo } from './types.js';
 
 /** What local validation found; `warnings` carry the spec's quality advice, which never rejects. */
 export interface ValidatedCreate {
@@ -55,8 +55,8 @@ export async function prepareValidated(
     await Promise.all(
       [...sources].map(async ([field, source]) => {
         const found = await checkFile(field, source, options);
-        if ('issue' in found) issues.push(found.issue);
-        else infos.set(field, found.info);
+        if ('code' in found) issues.push(found);
+        else infos.set(field, found);
       }),
     );
     const rank = (field: string) => (KNOWN_FIELDS.includes(field) ? KNOWN_FIELDS.indexOf(field) : KNOWN_FIELDS.length);
@@ -101,22 +101,19 @@ function structuralIssues(params: Record<string, unknown>): MediaValidationIssue
   return issues;
 }
 
-async function checkFile(
-  field: string,
-  source: LocalSource,
-  options: ValidateOptions,
-): Promise<{ info: MediaInfo } | { issue: MediaValidationIssue }> {
+/** The file's MediaInfo when it suits its field, else the issue with it. */
+async function checkFile(field: string, source: LocalSource, options: ValidateOptions): Promise<MediaInfo | MediaValidationIssue> {
   let info: MediaInfo;
   try {
     info = await probeSource(source, field);
   } catch (error) {
-    if (error instanceof MediaValidationError && error.issues[0]) return { issue: { ...error.issues[0], field } };
+    if (error instanceof MediaValidationError && error.issues[0]) return { ...error.issues[0], field };
     throw error;
   }
   const what = `${FORMATS[info.format].name} ${info.kind}`;
   // Each file field takes the kind it is named after: audio_reference takes audio, and so on.
   if (info.kind !== field.split('_')[0]) {
-    return { issue: { field, code: 'unsupported_format', message: `${source.name} is ${what}; ${ALLOWED[field]}` } };
+    return { field, code: 'unsupported_format', message: `${source.name} is ${what}; ${ALLOWED[field]}` };
   }
   const range =
     field === 'audio_reference'
@@ -128,9 +125,9 @@ async function checkFile(
   // A tiny tolerance absorbs float noise only, never a real overrun.
   if (range && seconds !== undefined && (seconds < range.min - 1e-6 || seconds > range.max + 1e-6)) {
     const message = `${source.name} is ${formatSeconds(seconds, range)} of ${what}; ${range.what} must be ${range.min} to ${range.max} s`;
-    return { issue: { field, code: 'duration_out_of_range', message } };
+    return { field, code: 'duration_out_of_range', message };
   }
-  return { info };
+  return info;
 }
 
 /** One decimal, unless that would print a bound the value actually misses (60.04 s must not read "60.0 s"). */
