@@ -62,17 +62,13 @@ export async function probeSource(source: LocalSource, field?: string): Promise<
 
 /** Every failure, including an I/O error or a parser bug, leaves as a MediaValidationError naming the file. */
 function toValidationError(error: unknown, name: string, field: string | undefined, format: MediaFormat | undefined): MediaValidationError {
-  const issueField = field ?? 'source';
-  if (error instanceof ProbeFailure && error.code === 'unsupported_format') {
-    return new MediaValidationError([
-      { field: issueField, code: 'unsupported_format', message: `${name} is ${error.detail}; ${(field && ALLOWED[field]) ?? ALLOWED_ANY}` },
-    ]);
-  }
-  const detail = error instanceof ProbeFailure ? error.detail : error instanceof Error ? error.message : String(error);
-  const as = format ? ` as ${FORMATS[format].label}` : '';
-  const mediaError = new MediaValidationError([
-    { field: issueField, code: 'unreadable_media', message: `${name} cannot be read${as}: ${detail}` },
-  ]);
-  if (!(error instanceof ProbeFailure)) mediaError.cause = error;
+  const failure = error instanceof ProbeFailure ? error : undefined;
+  const detail = failure?.detail ?? (error instanceof Error ? error.message : String(error));
+  const message =
+    failure?.code === 'unsupported_format'
+      ? `${name} is ${detail}; ${(field && ALLOWED[field]) ?? ALLOWED_ANY}`
+      : `${name} cannot be read${format ? ` as ${FORMATS[format].label}` : ''}: ${detail}`;
+  const mediaError = new MediaValidationError([{ field: field ?? 'source', code: failure?.code ?? 'unreadable_media', message }]);
+  if (!failure) mediaError.cause = error;
   return mediaError;
 }
