@@ -11,6 +11,13 @@ export function id3v2Size(b: Uint8Array, at = 0): number {
   return 10 + body + (hasFooter ? 10 : 0);
 }
 
+/** Offset of the first byte after the ID3v2 tags at the start of a file (writers sometimes stack several). */
+export async function skipId3v2(reader: ByteReader): Promise<number> {
+  let at = 0;
+  for (let size = id3v2Size(await reader.bytes(0, 10)); size > 0; size = id3v2Size(await reader.bytes(at, 10))) at += size;
+  return at;
+}
+
 /**
  * Where the audio ends once the tags at the end of an MP3 are set aside: ID3v1 ("TAG", 128 bytes) and an APE tag
  * (found by its 32-byte "APETAGEX" footer), in either order of nesting that writers produce.

@@ -1,16 +1,14 @@
 import { unreadable } from './failure.js';
-import { endBeforeTrailingTags, id3v2Size } from './id3.js';
+import { endBeforeTrailingTags, skipId3v2 } from './id3.js';
 import { type MpegFrameHeader, parseMpegHeader } from './mpeg-header.js';
-import { type ByteReader, u16be, u32be } from './reader.js';
+import { type ByteReader, fourcc, u16be, u32be } from './reader.js';
 import type { MediaInfo } from './types.js';
 
 /*
- * MP3 duration by hand. mediabunny 1.61's computeDuration() counts frames right but keeps the encoder delay and
- * padding that a LAME/Info tag records (our 60.0 s fixture measures 60.192 s there and would fail an inclusive 60 s
- * bound) and counts a VBRI header frame as audio; its metadata duration is 5x off for VBR without a Xing header.
- * Here: a Xing/Info or VBRI header gives the frame count from the first frame alone; without one, every frame
- * header is visited (4 bytes per frame, fetched in 64 KB windows: ~40 µs per read call makes one call per frame
- * too slow) and the frames counted.
+ * MP3 duration by hand: mediabunny 1.61 keeps the encoder delay and padding a LAME/Info tag records (our 60.0 s
+ * fixture measures 60.192 s, past an inclusive 60 s bound), counts a VBRI header frame as audio, and is 5x off for VBR
+ * without a Xing header. A Xing/Info or VBRI header gives the frame count; without one, every frame header is visited
+ * (in 64 KB windows: at ~40 µs per read call, one call per frame is too slow).
  */
 
 /** Read size while walking frames: one read call covers ~50-600 frames. */
@@ -33,29 +31,23 @@ interface FrameCount {
 }
 
 export async function probeMp3(reader: ByteReader): Promise<MediaInfo> {
-  let start = 0;
-  for (let size = id3v2Size(await reader.bytes(0, 10)); size > 0; size = id3v2Size(await reader.bytes(start, 10))) start += size;
+  const start = await skipId3v2(reader);
   const end = await endBeforeTrailingTags(reader, start);
-
   const first = await findFrame(reader, start, Math.min(end, start + FIRST_FRAME_SEARCH), end);
   if (!first)
     throw unreadable(start >= reader.size ? 'its ID3 tag runs past the end of the file (truncated)' : 'no MP3 audio frames were found');
   const { header } = first;
-
   const counted = vbrHeader(await reader.bytes(first.at, header.frameLength), header);
   const available = end - first.at;
-  let frames: number;
-  let trim = 0;
   if (counted && counted.bytes > available + header.frameLength) {
     throw unreadable(
       `its header announces ${counted.bytes.toLocaleString('en-US')} bytes of audio but only ${available.toLocaleString('en-US')} are present (truncated)`,
     );
-  } else if (counted && (counted.bytes === 0 || counted.bytes >= available - TAIL_SLACK)) {
-    ({ frames, trim } = counted);
-  } else {
-    // No header, or one left stale by an edit (more audio than it counts): measure. A header frame is silent, not counted.
-    frames = await walkFrames(reader, counted ? first.at + header.frameLength : first.at, end, header);
   }
+  // Without a header, or with one left stale by an edit (more audio than it counts), measure; a header frame is silent.
+  const trusted = counted && (counted.bytes === 0 || counted.bytes >= available - TAIL_SLACK);
+  const frames = trusted ? counted.frames : await walkFrames(reader, counted ? first.at + header.frameLength : first.at, end, header);
+  const trim = trusted ? counted.trim : 0;
   const samples = frames * header.samplesPerFrame;
   return { kind: 'audio', format: 'mp3', durationSeconds: (trim < samples ? samples - trim : samples) / header.sampleRate };
 }
@@ -88,23 +80,16 @@ export async function findFrame(reader: ByteReader, from: number, to: number, en
 export function vbrHeader(frame: Uint8Array, header: MpegFrameHeader): FrameCount | undefined {
   const sideInfo = header.version === 1 ? (header.mono ? 17 : 32) : header.mono ? 9 : 17;
   const x = 4 + sideInfo;
-  const tag = String.fromCharCode(...frame.subarray(x, x + 4));
-  if (tag === 'Xing' || tag === 'Info') {
+  if (fourcc(frame, x) === 'Xing' || fourcc(frame, x) === 'Info') {
     const flags = u32be(frame, x + 4);
-    let at = x + 8;
-    const field = (bit: number, size: number) => {
-      if (!(flags & bit)) return 0;
-      at += size;
-      return size === 4 ? u32be(frame, at - 4) : 0;
-    };
-    const frames = field(1, 4);
-    const bytes = field(2, 4);
-    field(4, 100); // seek table
-    field(8, 4); // quality
-    if (frames === 0) return undefined;
-    return { frames, bytes, trim: lameTrim(frame, at) };
+    // Optional fields in this order, present when their flag is set: frames (4 bytes), bytes (4), seek table (100), quality (4).
+    const bytesAt = x + 8 + (flags & 1 ? 4 : 0);
+    const frames = flags & 1 ? u32be(frame, x + 8) : 0;
+    const bytes = flags & 2 ? u32be(frame, bytesAt) : 0;
+    const lameAt = bytesAt + (flags & 2 ? 4 : 0) + (flags & 4 ? 100 : 0) + (flags & 8 ? 4 : 0);
+    return frames === 0 ? undefined : { frames, bytes, trim: lameTrim(frame, lameAt) };
   }
-  if (String.fromCharCode(...frame.subarray(36, 40)) === 'VBRI') {
+  if (fourcc(frame, 36) === 'VBRI') {
     const frames = u32be(frame, 36 + 14);
     return frames > 0 ? { frames, bytes: u32be(frame, 36 + 10), trim: 0 } : undefined;
   }

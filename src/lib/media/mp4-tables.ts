@@ -1,5 +1,7 @@
+import type { LocalSource } from '../../internal/source.js';
 import { unreadable } from './failure.js';
-import { fourcc, u32be } from './reader.js';
+import { type BoxRange, boxHeader } from './isobmff.js';
+import { u32be } from './reader.js';
 
 /*
  * Plausibility checks on MP4 sample tables, run before mediabunny sees them. mediabunny loops over counts taken
@@ -16,36 +18,38 @@ const MAX_EXPANDED_SAMPLES = 20_000_000;
  */
 const MAX_RUN_SAMPLES = 50_000;
 const MAX_FRAGMENT_SAMPLES = 2_000_000;
-
-interface Box {
-  type: string;
-  /** Payload after the header. */
-  body: Uint8Array;
-}
+/** Larger than any movie header of a clip that could be accepted (a 60 s moov is tens of KB). */
+const MAX_HEADER_BOX = 64 * 1024 * 1024;
 
 /** Child boxes of `b`; stops at the first malformed header (mediabunny reports those itself). */
-function* children(b: Uint8Array): Generator<Box> {
+function* children(b: Uint8Array) {
   for (let at = 0; at + 8 <= b.length; ) {
-    const size32 = u32be(b, at);
-    const header = size32 === 1 ? 16 : 8;
-    const size = size32 === 1 ? u32be(b, at + 8) * 2 ** 32 + u32be(b, at + 12) : size32 === 0 ? b.length - at : size32;
-    if (size < header || at + size > b.length) return;
-    yield { type: fourcc(b, at + 4), body: b.subarray(at + header, at + size) };
+    const { type, size, headerSize } = boxHeader(b, at, b.length - at);
+    if (size < headerSize || at + size > b.length) return;
+    yield { type, body: b.subarray(at + headerSize, at + size) };
     at += size;
   }
 }
 
-const child = (b: Uint8Array, type: string) => [...children(b)].find((box) => box.type === type)?.body;
+/** The payloads of the child boxes of `b` of one type. */
+const all = (b: Uint8Array, type: string) => [...children(b)].filter((box) => box.type === type).map((box) => box.body);
 const fail = (what: string) => unreadable(`its sample tables are corrupt (${what})`);
 
-/** Check every track's sample table in a `moov` payload. */
-export function checkMovieTables(moov: Uint8Array, fileSize: number): void {
-  for (const trak of children(moov)) {
-    if (trak.type !== 'trak') continue;
-    let stbl: Uint8Array | undefined = trak.body;
-    for (const type of ['mdia', 'minf', 'stbl']) stbl = stbl && child(stbl, type);
-    if (stbl) checkSampleTable(stbl, fileSize);
+/** Read the top-level `moov` and `moof` boxes whole and check the counts in them. */
+export async function checkHeaderBoxes(source: LocalSource, boxes: BoxRange[]): Promise<void> {
+  const read: Uint8Array[] = [];
+  for (const box of boxes) {
+    if (box.size > MAX_HEADER_BOX)
+      throw unreadable(`its "${box.type}" box is ${box.size.toLocaleString('en-US')} bytes, too large to be a header`);
+    read.push(await source.read(box.at, box.size));
   }
+  for (const trak of read.flatMap((box) => all(box, 'moov')).flatMap((moov) => all(moov, 'trak'))) {
+    // A track has one media, media information and sample table box: the first of each is the one.
+    const stbl = ['mdia', 'minf', 'stbl'].reduce<Uint8Array | undefined>((box, type) => box && all(box, type)[0], trak);
+    if (stbl) checkSampleTable(stbl, source.size);
+  }
+  const trafs = read.flatMap((box) => all(box, 'moof')).flatMap((moof) => all(moof, 'traf'));
+  checkFragmentRuns(trafs.flatMap((traf) => all(traf, 'trun')));
 }
 
 function checkSampleTable(stbl: Uint8Array, fileSize: number): void {
@@ -61,7 +65,6 @@ function checkSampleTable(stbl: Uint8Array, fileSize: number): void {
       throw fail(`${samples} samples of ${uniformSize} bytes in a ${fileSize}-byte file`);
   }
   const chunks = u32be(boxes.get('stco') ?? boxes.get('co64') ?? new Uint8Array(8), 4);
-
   const stsc = boxes.get('stsc');
   if (stsc) {
     const entries = u32be(stsc, 4);
@@ -93,23 +96,17 @@ function sumCounts(box: Uint8Array | undefined): number {
   return total;
 }
 
-/** Check the track runs in the `moof` payloads of a fragmented file. */
-export function checkFragmentRuns(moofs: Uint8Array[]): void {
+/** Check the track runs (`trun` payloads) of a fragmented file. */
+function checkFragmentRuns(runs: Uint8Array[]): void {
   let unbounded = 0;
-  for (const moof of moofs) {
-    for (const traf of children(moof)) {
-      if (traf.type !== 'traf') continue;
-      for (const trun of children(traf.body)) {
-        if (trun.type !== 'trun') continue;
-        const flags = u32be(trun.body, 0) & 0xffffff;
-        const count = u32be(trun.body, 4);
-        const headerBytes = 8 + (flags & 0x1 ? 4 : 0) + (flags & 0x4 ? 4 : 0);
-        // Duration, size, flags and composition offset: 4 bytes each per sample when present.
-        const perSample = 4 * [0x100, 0x200, 0x400, 0x800].filter((bit) => flags & bit).length;
-        if (perSample === 0) unbounded += count;
-        const fits = perSample > 0 ? headerBytes + count * perSample <= trun.body.length : count <= MAX_RUN_SAMPLES;
-        if (!fits || unbounded > MAX_FRAGMENT_SAMPLES) throw fail(`a fragment run of ${count} samples`);
-      }
-    }
+  for (const run of runs) {
+    const flags = u32be(run, 0) & 0xffffff;
+    const count = u32be(run, 4);
+    const headerBytes = 8 + (flags & 0x1 ? 4 : 0) + (flags & 0x4 ? 4 : 0);
+    // Duration, size, flags and composition offset: 4 bytes each per sample when present.
+    const perSample = 4 * [0x100, 0x200, 0x400, 0x800].filter((bit) => flags & bit).length;
+    if (perSample === 0) unbounded += count;
+    const fits = perSample > 0 ? headerBytes + count * perSample <= run.length : count <= MAX_RUN_SAMPLES;
+    if (!fits || unbounded > MAX_FRAGMENT_SAMPLES) throw fail(`a fragment run of ${count} samples`);
   }
 }

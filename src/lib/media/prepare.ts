@@ -2,6 +2,7 @@ import type { FilePart } from '../../internal/multipart.js';
 import { type LocalSource, openSource } from '../../internal/source.js';
 import type { VideoModel } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
+import { FORMATS } from './types.js';
 
 interface CreateParamsBase {
   /** Driving audio: WAV or MP3, 1 to 60 s. */
@@ -42,20 +43,6 @@ export interface PreparedCreate {
   dispose(): Promise<void>;
 }
 
-const TYPE_BY_EXTENSION: Record<string, string> = {
-  wav: 'audio/wav',
-  mp3: 'audio/mpeg',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  mp4: 'video/mp4',
-  mov: 'video/quicktime',
-};
-
-export function contentTypeFor(extension: string): string {
-  return TYPE_BY_EXTENSION[extension.toLowerCase()] ?? 'application/octet-stream';
-}
-
 /** Dispose every opened input (removes spooled temporary files). */
 export async function disposeAll(sources: Map<string, LocalSource>): Promise<void> {
   await Promise.all([...sources.values()].map((source) => source.dispose()));
@@ -79,12 +66,11 @@ export async function openInputs(params: Record<string, unknown>): Promise<Map<s
 /** Prepare without local checks (`validate: false`): names and types follow the file names. */
 export async function prepareUnchecked(params: VideoCreateParams): Promise<PreparedCreate> {
   const sources = await openInputs(params as unknown as Record<string, unknown>);
-  const files = [...sources].map(([field, source]) => ({
-    field,
-    source,
-    filename: source.name,
-    contentType: contentTypeFor(source.name.split('.').pop() ?? ''),
-  }));
+  const files = [...sources].map(([field, source]) => {
+    const extension = source.name.split('.').pop()?.toLowerCase();
+    const format = Object.entries(FORMATS).find(([name, known]) => extension === name || extension === known.extension)?.[1];
+    return { field, source, filename: source.name, contentType: format?.contentType ?? 'application/octet-stream' };
+  });
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(params)) {
     if (!(FILE_FIELDS as readonly string[]).includes(key) && value !== undefined) fields[key] = String(value);

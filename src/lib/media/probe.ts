@@ -7,7 +7,7 @@ import { probeMp3 } from './mp3.js';
 import { probeIsobmff } from './mp4.js';
 import { ByteReader } from './reader.js';
 import { sniff } from './sniff.js';
-import type { MediaFormat, MediaInfo } from './types.js';
+import { FORMATS, type MediaFormat, type MediaInfo } from './types.js';
 import { probeWav } from './wav.js';
 
 export interface ProbeOptions {
@@ -18,25 +18,10 @@ export interface ProbeOptions {
   fieldName?: string;
 }
 
-const PROBES: Record<MediaFormat, (reader: ByteReader) => Promise<MediaInfo>> = {
-  wav: probeWav,
-  mp3: probeMp3,
-  png: probePng,
-  jpeg: probeJpeg,
-  mp4: (reader) => probeIsobmff(reader, 'mp4'),
-  mov: (reader) => probeIsobmff(reader, 'mov'),
-};
+const PROBES = { wav: probeWav, mp3: probeMp3, png: probePng, jpeg: probeJpeg, mp4: probeIsobmff, mov: probeIsobmff };
 
-const LABELS: Record<MediaFormat, string> = {
-  wav: 'WAV audio',
-  mp3: 'MP3 audio',
-  png: 'a PNG image',
-  jpeg: 'a JPEG image',
-  mp4: 'an MP4 video',
-  mov: 'a MOV video',
-};
-
-const ALLOWED: Record<string, string> = {
+/** What each create field accepts, as a rejection words it. */
+export const ALLOWED: Record<string, string> = {
   audio_reference: 'audio must be WAV or MP3',
   image_reference: 'images must be JPEG or PNG',
   video_reference: 'video references must be MP4 or MOV with a video track',
@@ -69,7 +54,7 @@ export async function probeSource(source: LocalSource, field?: string): Promise<
     const sniffed = await sniff(reader);
     if ('other' in sniffed) throw unsupported(sniffed.other);
     format = sniffed.format;
-    return await PROBES[format](reader);
+    return await PROBES[format](reader, format);
   } catch (error) {
     throw toValidationError(error, source.name, field, format);
   }
@@ -77,17 +62,13 @@ export async function probeSource(source: LocalSource, field?: string): Promise<
 
 /** Every failure, including an I/O error or a parser bug, leaves as a MediaValidationError naming the file. */
 function toValidationError(error: unknown, name: string, field: string | undefined, format: MediaFormat | undefined): MediaValidationError {
-  const issueField = field ?? 'source';
-  if (error instanceof ProbeFailure && error.code === 'unsupported_format') {
-    return new MediaValidationError([
-      { field: issueField, code: 'unsupported_format', message: `${name} is ${error.detail}; ${(field && ALLOWED[field]) ?? ALLOWED_ANY}` },
-    ]);
-  }
-  const detail = error instanceof ProbeFailure ? error.detail : error instanceof Error ? error.message : String(error);
-  const as = format ? ` as ${LABELS[format]}` : '';
-  const mediaError = new MediaValidationError([
-    { field: issueField, code: 'unreadable_media', message: `${name} cannot be read${as}: ${detail}` },
-  ]);
-  if (!(error instanceof ProbeFailure)) mediaError.cause = error;
+  const failure = error instanceof ProbeFailure ? error : undefined;
+  const detail = failure?.detail ?? (error instanceof Error ? error.message : String(error));
+  const message =
+    failure?.code === 'unsupported_format'
+      ? `${name} is ${detail}; ${(field && ALLOWED[field]) ?? ALLOWED_ANY}`
+      : `${name} cannot be read${format ? ` as ${FORMATS[format].label}` : ''}: ${detail}`;
+  const mediaError = new MediaValidationError([{ field: field ?? 'source', code: failure?.code ?? 'unreadable_media', message }]);
+  if (!failure) mediaError.cause = error;
   return mediaError;
 }

@@ -40,27 +40,17 @@ export const u32le = (b: Uint8Array, at: number) => u16le(b, at) + u16le(b, at +
 export const fourcc = (b: Uint8Array, at: number) => String.fromCharCode(...b.subarray(at, at + 4));
 
 /** A {@link LocalSource} that counts what is read through it (for the probe bench and tests). */
-export interface CountingSource extends LocalSource {
-  readonly bytesRead: number;
-  readonly reads: number;
-}
-
-export function countingSource(source: LocalSource): CountingSource {
-  let bytesRead = 0;
-  let reads = 0;
-  return {
+export function countingSource(source: LocalSource) {
+  const counting = {
     ...source,
-    get bytesRead() {
-      return bytesRead;
-    },
-    get reads() {
-      return reads;
-    },
-    async read(offset, length) {
+    bytesRead: 0,
+    reads: 0,
+    async read(offset: number, length: number) {
       const bytes = await source.read(offset, length);
-      bytesRead += bytes.length;
-      reads += 1;
+      counting.bytesRead += bytes.length;
+      counting.reads += 1;
       return bytes;
     },
   };
+  return counting;
 }

@@ -14,4 +14,15 @@ export interface MediaInfo {
   hasAudio?: boolean;
 }
 
-export type { MediaIssueCode, MediaValidationIssue } from '../../errors.js';
+/** Each accepted format: its name and label in messages, its kind, and the extension and type it is uploaded with. */
+export const FORMATS: Record<
+  MediaFormat,
+  { name: string; label: string; kind: MediaInfo['kind']; extension: string; contentType: string }
+> = {
+  wav: { name: 'WAV', label: 'WAV audio', kind: 'audio', extension: 'wav', contentType: 'audio/wav' },
+  mp3: { name: 'MP3', label: 'MP3 audio', kind: 'audio', extension: 'mp3', contentType: 'audio/mpeg' },
+  jpeg: { name: 'JPEG', label: 'a JPEG image', kind: 'image', extension: 'jpg', contentType: 'image/jpeg' },
+  png: { name: 'PNG', label: 'a PNG image', kind: 'image', extension: 'png', contentType: 'image/png' },
+  mp4: { name: 'MP4', label: 'an MP4 video', kind: 'video', extension: 'mp4', contentType: 'video/mp4' },
+  mov: { name: 'MOV', label: 'a MOV video', kind: 'video', extension: 'mov', contentType: 'video/quicktime' },
+};

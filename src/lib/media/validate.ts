@@ -1,9 +1,9 @@
-import { MediaValidationError } from '../../errors.js';
+import { type MediaIssueCode, MediaValidationError, type MediaValidationIssue } from '../../errors.js';
 import type { LocalSource } from '../../internal/source.js';
 import { VIDEO_MODELS } from '../../schemas.js';
-import { contentTypeFor, disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
-import { probeSource } from './probe.js';
-import type { MediaFormat, MediaInfo, MediaValidationIssue } from './types.js';
+import { disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
+import { ALLOWED, probeSource } from './probe.js';
+import { FORMATS, type MediaInfo } from './types.js';
 
 /** What local validation found; `warnings` carry the spec's quality advice, which never rejects. */
 export interface ValidatedCreate {
@@ -26,14 +26,8 @@ export const LIMITS = {
   maxVideoSeconds: 60,
 } as const;
 
-const KNOWN_FIELDS = new Set<string>([...FILE_FIELDS, 'model']);
-const EXTENSION: Record<MediaFormat, string> = { wav: 'wav', mp3: 'mp3', jpeg: 'jpg', png: 'png', mp4: 'mp4', mov: 'mov' };
-const LABEL: Record<MediaFormat, string> = { wav: 'WAV', mp3: 'MP3', jpeg: 'JPEG', png: 'PNG', mp4: 'MP4', mov: 'MOV' };
-const EXPECTED = {
-  audio_reference: { kind: 'audio', allowed: 'audio must be WAV or MP3' },
-  image_reference: { kind: 'image', allowed: 'an image reference must be JPEG or PNG' },
-  video_reference: { kind: 'video', allowed: 'a video reference must be MP4 or MOV with a video track' },
-} as const;
+/** The create parameters, in the order their issues are reported. */
+const KNOWN_FIELDS: readonly string[] = [...FILE_FIELDS, 'model'];
 /** Below this many pixels on the short side the likeness suffers; advice only. */
 const SMALL_IMAGE = 512;
 
@@ -60,23 +54,22 @@ export async function prepareValidated(
     const infos = new Map<string, MediaInfo>();
     await Promise.all(
       [...sources].map(async ([field, source]) => {
-        const found = await checkFile(field as keyof typeof EXPECTED, source, options);
-        if ('issue' in found) issues.push(found.issue);
-        else infos.set(field, found.info);
+        const found = await checkFile(field, source, options);
+        if ('code' in found) issues.push(found);
+        else infos.set(field, found);
       }),
     );
-    if (issues.length > 0) throw new MediaValidationError(sortIssues(issues));
+    const rank = (field: string) => (KNOWN_FIELDS.includes(field) ? KNOWN_FIELDS.indexOf(field) : KNOWN_FIELDS.length);
+    if (issues.length > 0) throw new MediaValidationError(issues.sort((a, b) => rank(a.field) - rank(b.field)));
     const visualField = sources.has('video_reference') ? 'video_reference' : 'image_reference';
-    const audio = infos.get('audio_reference')!;
     const visual = infos.get(visualField)!;
     const files = [...sources].map(([field, source]) => {
-      const format = infos.get(field)!.format;
-      return { field, source, filename: renamed(source.name, format), contentType: contentTypeFor(EXTENSION[format]) };
+      const { extension, contentType } = FORMATS[infos.get(field)!.format];
+      return { field, source, filename: `${source.name.replace(/\.[^./\\]{1,5}$/, '') || 'upload'}.${extension}`, contentType };
     });
-    const fields: Record<string, string> = {};
-    if (typeof record.model === 'string') fields.model = record.model;
+    const fields: Record<string, string> = typeof record.model === 'string' ? { model: record.model } : {};
     const result: ValidatedCreate = {
-      audio,
+      audio: infos.get('audio_reference')!,
       visual,
       generationMode: visualField === 'video_reference' ? 'video_to_video' : 'image_to_video',
       warnings: warningsFor(record, sources.get(visualField)!, visual),
@@ -90,53 +83,37 @@ export async function prepareValidated(
 
 function structuralIssues(params: Record<string, unknown>): MediaValidationIssue[] {
   const issues: MediaValidationIssue[] = [];
+  const add = (field: string, code: MediaIssueCode, message: string) => issues.push({ field, code, message });
   const present = (field: string) => params[field] !== undefined && params[field] !== null;
   for (const key of Object.keys(params)) {
-    if (!KNOWN_FIELDS.has(key) && present(key)) {
-      issues.push({
-        field: key,
-        code: 'unknown_field',
-        message: `${key} is not a create parameter; allowed: audio_reference, image_reference or video_reference, model`,
-      });
-    }
+    if (!KNOWN_FIELDS.includes(key) && present(key))
+      add(key, 'unknown_field', `${key} is not a create parameter; allowed: audio_reference, image_reference or video_reference, model`);
   }
-  if (!present('audio_reference')) {
-    issues.push({ field: 'audio_reference', code: 'missing_audio', message: 'audio_reference is required: a WAV or MP3 file of speech' });
-  }
+  if (!present('audio_reference')) add('audio_reference', 'missing_audio', 'audio_reference is required: a WAV or MP3 file of speech');
   if (present('image_reference') && present('video_reference')) {
-    issues.push({
-      field: 'video_reference',
-      code: 'multiple_visual_references',
-      message: 'send either image_reference or video_reference, not both',
-    });
+    add('video_reference', 'multiple_visual_references', 'send either image_reference or video_reference, not both');
   } else if (!present('image_reference') && !present('video_reference')) {
-    issues.push({
-      field: 'image_reference',
-      code: 'missing_visual_reference',
-      message: 'one visual reference is required: image_reference (JPEG or PNG) or video_reference (MP4 or MOV)',
-    });
+    const message = 'one visual reference is required: image_reference (JPEG or PNG) or video_reference (MP4 or MOV)';
+    add('image_reference', 'missing_visual_reference', message);
   }
-  if (present('model') && (typeof params.model !== 'string' || params.model === '')) {
-    issues.push({ field: 'model', code: 'unknown_field', message: `model must be a model name such as ${VIDEO_MODELS.join(' or ')}` });
-  }
+  if (present('model') && (typeof params.model !== 'string' || params.model === ''))
+    add('model', 'unknown_field', `model must be a model name such as ${VIDEO_MODELS.join(' or ')}`);
   return issues;
 }
 
-async function checkFile(
-  field: keyof typeof EXPECTED,
-  source: LocalSource,
-  options: ValidateOptions,
-): Promise<{ info: MediaInfo } | { issue: MediaValidationIssue }> {
+/** The file's MediaInfo when it suits its field, else the issue with it. */
+async function checkFile(field: string, source: LocalSource, options: ValidateOptions): Promise<MediaInfo | MediaValidationIssue> {
   let info: MediaInfo;
   try {
     info = await probeSource(source, field);
   } catch (error) {
-    if (error instanceof MediaValidationError && error.issues[0]) return { issue: { ...error.issues[0], field } };
+    if (error instanceof MediaValidationError && error.issues[0]) return { ...error.issues[0], field };
     throw error;
   }
-  const expected = EXPECTED[field];
-  if (info.kind !== expected.kind) {
-    return { issue: { field, code: 'unsupported_format', message: `${source.name} is ${describe(info)}; ${expected.allowed}` } };
+  const what = `${FORMATS[info.format].name} ${info.kind}`;
+  // Each file field takes the kind it is named after: audio_reference takes audio, and so on.
+  if (info.kind !== field.split('_')[0]) {
+    return { field, code: 'unsupported_format', message: `${source.name} is ${what}; ${ALLOWED[field]}` };
   }
   const range =
     field === 'audio_reference'
@@ -147,19 +124,10 @@ async function checkFile(
   const seconds = info.durationSeconds;
   // A tiny tolerance absorbs float noise only, never a real overrun.
   if (range && seconds !== undefined && (seconds < range.min - 1e-6 || seconds > range.max + 1e-6)) {
-    return {
-      issue: {
-        field,
-        code: 'duration_out_of_range',
-        message: `${source.name} is ${formatSeconds(seconds, range)} of ${LABEL[info.format]} ${info.kind}; ${range.what} must be ${range.min} to ${range.max} s`,
-      },
-    };
+    const message = `${source.name} is ${formatSeconds(seconds, range)} of ${what}; ${range.what} must be ${range.min} to ${range.max} s`;
+    return { field, code: 'duration_out_of_range', message };
   }
-  return { info };
-}
-
-function describe(info: MediaInfo): string {
-  return `${LABEL[info.format]} ${info.kind}`;
+  return info;
 }
 
 /** One decimal, unless that would print a bound the value actually misses (60.04 s must not read "60.0 s"). */
@@ -167,11 +135,6 @@ function formatSeconds(seconds: number, range: { min: number; max: number }): st
   const short = seconds.toFixed(1);
   const collides = Number(short) >= range.min && Number(short) <= range.max;
   return `${collides ? seconds.toFixed(3) : short} s`;
-}
-
-function renamed(name: string, format: MediaFormat): string {
-  const stem = name.replace(/\.[^./\\]{1,5}$/, '') || 'upload';
-  return `${stem}.${EXTENSION[format]}`;
 }
 
 function warningsFor(params: Record<string, unknown>, visualSource: LocalSource, visual: MediaInfo): string[] {
@@ -194,10 +157,4 @@ function warningsFor(params: Record<string, unknown>, visualSource: LocalSource,
     }
   }
   return warnings;
-}
-
-const ORDER = ['audio_reference', 'image_reference', 'video_reference', 'model'];
-function sortIssues(issues: MediaValidationIssue[]): MediaValidationIssue[] {
-  const rank = (field: string) => (ORDER.includes(field) ? ORDER.indexOf(field) : ORDER.length);
-  return [...issues].sort((a, b) => rank(a.field) - rank(b.field));
 }

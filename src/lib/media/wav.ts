@@ -8,9 +8,12 @@ import type { MediaInfo } from './types.js';
  * below are ours to choose. Only chunk headers are read: a few KB whatever the file size.
  */
 
-export const PCM_LIKE = new Set([0x0001, 0x0003, 0x0006, 0x0007]); // integer PCM, float, A-law, mu-law: one block per frame
-const IMA_ADPCM = 0x0011;
-const MS_ADPCM = 0x0002;
+const PCM_LIKE = new Set([0x0001, 0x0003, 0x0006, 0x0007]); // integer PCM, float, A-law, mu-law: one block per frame
+/** The ADPCM codecs (IMA, Microsoft) that tell their length from the block layout: each block's header per channel. */
+const ADPCM = new Map([
+  [0x0011, { headerBytes: 4, headerSamples: 1 }],
+  [0x0002, { headerBytes: 7, headerSamples: 2 }],
+]);
 const EXTENSIBLE = 0xfffe;
 const MAX_CHUNKS = 10_000;
 
@@ -28,9 +31,8 @@ export interface WavLayout {
   fmt: Fmt;
   /** The whole fmt chunk, header included. */
   fmtChunk: { start: number; length: number };
-  /** Offset of the first audio byte, and how many audio bytes are present. */
+  /** Offset of the first audio byte. */
   dataStart: number;
-  dataBytes: number;
   /** Samples per channel. */
   frames: number;
 }
@@ -46,7 +48,6 @@ export async function readWavLayout(reader: ByteReader): Promise<WavLayout> {
   let fmtChunk = { start: 0, length: 0 };
   let factSamples: number | undefined;
   let data: { start: number; declared: number } | undefined;
-
   let at = 12;
   for (let count = 0; at + 8 <= reader.size && count < MAX_CHUNKS; count += 1) {
     const header = await reader.bytes(at, 8);
@@ -64,11 +65,10 @@ export async function readWavLayout(reader: ByteReader): Promise<WavLayout> {
     }
     at += 8 + length + (length % 2); // odd-sized chunks are followed by a pad byte (ffmpeg and sox insist on it too)
   }
-
   if (!fmt) throw unreadable(at + 8 > reader.size ? 'the file ends before the fmt chunk (truncated)' : 'it has no fmt chunk');
   if (!data) throw unreadable('it has no data chunk (truncated, or not audio)');
   const dataBytes = measureData(reader.size, riffSize, data, fmt);
-  return { fmt, fmtChunk, dataStart: data.start, dataBytes, frames: frames(fmt, dataBytes, factSamples) };
+  return { fmt, fmtChunk, dataStart: data.start, frames: frames(fmt, dataBytes, factSamples) };
 }
 
 /** Size fields a writer leaves when it cannot seek back to fill them in (pipes, live capture). */
@@ -110,15 +110,13 @@ function measureData(fileSize: number, riffSize: number, data: { start: number; 
 function frames(fmt: Fmt, dataBytes: number, factSamples: number | undefined): number {
   if (PCM_LIKE.has(fmt.tag)) return Math.floor(dataBytes / fmt.blockAlign);
   if (factSamples !== undefined && factSamples !== 0xffffffff) return factSamples;
-  // Without `fact`, the two ADPCM codecs still tell their length from the block layout.
-  const blocks = Math.floor(dataBytes / fmt.blockAlign);
-  const rest = dataBytes % fmt.blockAlign;
-  const perByte = 2 / fmt.channels; // 4-bit samples
-  if (fmt.tag === IMA_ADPCM && fmt.samplesPerBlock > 0) {
-    return blocks * fmt.samplesPerBlock + (rest >= 4 * fmt.channels ? 1 + Math.floor((rest - 4 * fmt.channels) * perByte) : 0);
-  }
-  if (fmt.tag === MS_ADPCM && fmt.samplesPerBlock > 0) {
-    return blocks * fmt.samplesPerBlock + (rest >= 7 * fmt.channels ? 2 + Math.floor((rest - 7 * fmt.channels) * perByte) : 0);
+  const adpcm = ADPCM.get(fmt.tag);
+  if (adpcm && fmt.samplesPerBlock > 0) {
+    // A cut last block holds its header's samples, then two 4-bit samples per byte, shared by the channels.
+    const rest = dataBytes % fmt.blockAlign;
+    const header = adpcm.headerBytes * fmt.channels;
+    const partial = rest >= header ? adpcm.headerSamples + Math.floor((rest - header) * (2 / fmt.channels)) : 0;
+    return Math.floor(dataBytes / fmt.blockAlign) * fmt.samplesPerBlock + partial;
   }
   throw unreadable(`it is compressed (WAVE format 0x${fmt.tag.toString(16).padStart(4, '0')}) and has no fact chunk giving its length`);
 }
