@@ -12,9 +12,21 @@ import {
   WaitTimeoutError,
 } from '../index.js';
 import { messageWithoutAdvice } from '../lib/job-error.js';
-import { ExitCode } from './exit-codes.js';
-import { flagFor } from './media-flags.js';
+import { flagFor } from './flags.js';
 import { UsageError } from './usage-error.js';
+
+/** Exit codes of the `avatar-video` command. Scripts branch on them, so they never change meaning. */
+export const ExitCode = {
+  ok: 0,
+  /** The API, the network or the job failed. */
+  failed: 1,
+  /** The command line or the inputs were wrong; nothing was sent (or nothing could be). */
+  usage: 2,
+  /** Ctrl-C: 128 + SIGINT, as shells report it. */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** How a thrown error is reported: the exit code, lines for a person, and an object for `--json`. */
 export interface Failure {
@@ -39,16 +51,10 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
   if (interrupted || error instanceof APIUserAbortError) {
     return { exitCode: ExitCode.interrupted, lines: ['interrupted'], json: { error: { type: 'Interrupted', message: 'interrupted' } } };
   }
-  if (error instanceof UsageError) {
-    const lines = error.problems.map((problem) => (problem.field ? `${flagFor(problem.field)}: ${problem.message}` : problem.message));
-    return usage(error.name, lines, { problems: error.problems });
-  }
-  if (error instanceof MediaValidationError) {
-    return usage(
-      error.name,
-      error.issues.map((issue) => `${flagFor(issue.field)}: ${issue.message}`),
-      { problems: error.issues },
-    );
+  const problems = error instanceof UsageError ? error.problems : error instanceof MediaValidationError ? error.issues : undefined;
+  if (problems) {
+    const lines = problems.map((problem) => (problem.field ? `${flagFor(problem.field)}: ${problem.message}` : problem.message));
+    return usage((error as Error).name, lines, { problems });
   }
   // A path that cannot be opened.
   if (error instanceof UploadInputError) return usage(error.name, [error.message], {});

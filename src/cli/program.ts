@@ -1,16 +1,9 @@
 import { Command } from 'commander';
 import { VERSION } from '../index.js';
-import { painter } from './color.js';
 import { registerBatch } from './commands/batch.js';
-import { registerCreate } from './commands/create.js';
-import { registerDownload } from './commands/download.js';
-import { registerGenerate } from './commands/generate.js';
-import { registerGet } from './commands/get.js';
-import { registerList } from './commands/list.js';
+import { registerJobCommands } from './commands/jobs.js';
+import { registerCreate, registerGenerate, registerValidate } from './commands/make.js';
 import { registerMock } from './commands/mock.js';
-import { registerUrl } from './commands/url.js';
-import { registerValidate } from './commands/validate.js';
-import { registerWait } from './commands/wait.js';
 import type { GlobalOptions, Session } from './session.js';
 
 const ENVIRONMENT = `
@@ -25,7 +18,6 @@ Exit codes: 0 success, 1 the API or the job failed, 2 usage or input error, 130 
 
 /** The `avatar-video` command tree. Commander throws instead of exiting, so the caller picks the exit code. */
 export function buildProgram(session: Session): Command {
-  const paint = painter(session.stderr);
   const program = new Command('avatar-video')
     .description('Make talking-avatar videos from an audio file and a portrait, with the avatar video API.')
     .version(VERSION)
@@ -37,24 +29,13 @@ export function buildProgram(session: Session): Command {
     .configureOutput({
       writeOut: (text) => session.stdout.write(text),
       writeErr: (text) => session.stderr.write(text),
-      outputError: (message, write) => write(paint('red', message)),
+      outputError: (message, write) => write(session.paint('red', message)),
     })
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .hook('preAction', (_program, command) => session.configure(command.optsWithGlobals<GlobalOptions>()));
   // Subcommands made with .command() inherit exitOverride, the output settings and the help settings above.
-  for (const register of [
-    registerGenerate,
-    registerBatch,
-    registerValidate,
-    registerCreate,
-    registerGet,
-    registerWait,
-    registerDownload,
-    registerUrl,
-    registerList,
-    registerMock,
-  ]) {
+  for (const register of [registerGenerate, registerBatch, registerValidate, registerCreate, registerJobCommands, registerMock]) {
     register(program, session);
   }
   return program;

@@ -1,7 +1,5 @@
 import { CommanderError } from 'commander';
-import { ExitCode } from './exit-codes.js';
-import { cliFailure } from './failure.js';
-import { onInterrupt } from './interrupt.js';
+import { cliFailure, ExitCode } from './failure.js';
 import { buildProgram } from './program.js';
 import { withRerun, withResume } from './resume.js';
 import { Session } from './session.js';
@@ -37,4 +35,23 @@ export async function run(argv: string[], io: RunIO = {}): Promise<ExitCode> {
     await session.close().catch(() => {});
     interrupt.dispose();
   }
+}
+
+/** Grace period for the aborted work to clean up (remove a partial file) before the process ends anyway. */
+const CLEANUP_MS = 3_000;
+
+/**
+ * Turn SIGINT into an abort, which every request, wait and download of the command listens to. The first Ctrl-C
+ * aborts the command, which then cleans up and exits 130; a second one, or cleanup taking too long, ends the process.
+ */
+function onInterrupt(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const handler = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    controller.abort(new Error('interrupted (Ctrl-C)'));
+    // unref: this timer never keeps a finished process alive, it only ends one that hangs.
+    setTimeout(() => process.exit(ExitCode.interrupted), CLEANUP_MS).unref();
+  };
+  process.on('SIGINT', handler);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };
 }

@@ -1,8 +1,7 @@
+import { styleText } from 'node:util';
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
-import { baseUrlProblem } from './base-url.js';
-import { painter } from './color.js';
-import { ExitCode } from './exit-codes.js';
-import type { Failure } from './failure.js';
+import { isLoopbackHost } from '../internal/loopback.js';
+import { ExitCode, type Failure } from './failure.js';
 import { createProgress, type Progress } from './progress.js';
 import type { ResumeContext, TrackedJob } from './resume.js';
 import { type Problem, UsageError } from './usage-error.js';
@@ -28,10 +27,7 @@ export class Session {
   allowInsecureHttp = false;
   /** The job this run created or follows, once it exists: a failure then says how to go on (resume.ts). */
   job: TrackedJob | undefined;
-  /**
-   * A run that records its jobs in a manifest (long audio) and has begun, with the job ids seen so far:
-   * a failure then says to run the same command again.
-   */
+  /** A run that records its jobs in a manifest (long audio), once begun: a failure then says to run it again. */
   rerun: { videoIds: string[] } | undefined;
   /** The whole create request went out: a failure before its answer may still leave a job on the service. */
   uploadSent = false;
@@ -39,7 +35,8 @@ export class Session {
   force = false;
   /** Exit code of a command that ran to its end without full success (a batch with failed items). */
   exitCode: ExitCode = ExitCode.ok;
-  readonly #paint: ReturnType<typeof painter>;
+  /** Colour for stderr: only on a terminal, and never when NO_COLOR is set and not empty (https://no-color.org). */
+  readonly paint: (style: Parameters<typeof styleText>[0], text: string) => string;
   #client: AvatarVideo | undefined;
   #progress: Progress | undefined;
 
@@ -48,7 +45,9 @@ export class Session {
     readonly stdout: NodeJS.WriteStream,
     readonly stderr: NodeJS.WriteStream,
   ) {
-    this.#paint = painter(stderr);
+    // Node 20's styleText checks neither itself.
+    const colour = Boolean(stderr.isTTY) && (process.env.NO_COLOR ?? '') === '';
+    this.paint = (style, text) => (colour ? styleText(style, text) : text);
   }
 
   configure(options: GlobalOptions): void {
@@ -113,20 +112,21 @@ export class Session {
     this.stdout.write(this.json ? `${JSON.stringify(value, null, 2)}\n` : lines.map((line) => `${line}\n`).join(''));
   }
 
-  /** A line for a person on stderr; kept out of stdout so that `--json` output stays parseable. */
+  /** A line for a person on stderr (above any bars); kept out of stdout so that `--json` output stays parseable. */
   note(line: string): void {
-    this.#say(line);
+    if (this.#progress) this.#progress.log(line);
+    else this.stderr.write(`${line}\n`);
   }
 
   warn(line: string): void {
-    this.#say(`${this.#paint('yellow', 'warning:')} ${line}`);
+    this.note(`${this.paint('yellow', 'warning:')} ${line}`);
   }
 
   fail(failure: Failure): void {
     this.#progress?.stop();
     const [first = '', ...rest] = failure.lines;
-    const label = this.#paint('red', 'error:');
-    this.stderr.write([`${label} ${first}`, ...rest.map((line) => `  ${line}`)].map((line) => `${line}\n`).join(''));
+    const lines = [`${this.paint('red', 'error:')} ${first}`, ...rest.map((line) => `  ${line}`)];
+    this.stderr.write(lines.map((line) => `${line}\n`).join(''));
     if (this.json) this.stdout.write(`${JSON.stringify(failure.json, null, 2)}\n`);
   }
 
@@ -135,14 +135,32 @@ export class Session {
     await this.#client?.close();
   }
 
-  #say(line: string): void {
-    if (this.#progress) this.#progress.log(line);
-    else this.stderr.write(`${line}\n`);
-  }
-
   /** SDK log lines go through the progress display, so they do not tear a bar apart. */
   #logger(): Logger {
-    const line = (level: string) => (message: string) => this.#say(`${level}: ${message}`);
+    const line = (level: string) => (message: string) => this.note(`${level}: ${message}`);
     return { debug: line('debug'), info: line('info'), warn: line('warning'), error: line('error') };
   }
+}
+
+/**
+ * The mistakes people make with a service address, said with the fix: no scheme (suggest https://), and plain
+ * http to another machine (say how to allow it). Other malformed addresses are left to the SDK's own check.
+ * `source` is where the address came from: `--base-url` or `AVATAR_VIDEO_BASE_URL`.
+ */
+export function baseUrlProblem(raw: string, source: string, allowInsecureHttp: boolean): Problem | undefined {
+  if (!raw.includes('://')) {
+    return {
+      code: 'base_url_scheme',
+      message: `${source} ${raw} has no scheme: use https://${raw.replace(/^\/+/, '')} (or http:// for a service on this machine)`,
+    };
+  }
+  if (!URL.canParse(raw)) return undefined;
+  const url = new URL(raw);
+  if (url.protocol !== 'http:' || allowInsecureHttp || isLoopbackHost(url.hostname)) return undefined;
+  return {
+    code: 'insecure_base_url',
+    message:
+      `${source} ${url.origin} uses plain http, which would send the API key in clear over the network: use https. ` +
+      'On a network you trust, allow it with --allow-insecure-http or AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1.',
+  };
 }

@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { BatchInputError, type BatchProgress, type BatchSummary, OutputPathError } from '../../index.js';
-import { BATCH_COLUMNS, readBatchFile } from '../batch-items.js';
-import { writeReport } from '../batch-report.js';
-import { ExitCode } from '../exit-codes.js';
+import { readBatchFile, writeReport } from '../batch-file.js';
+import { ExitCode } from '../failure.js';
+import { concurrency, NAME_OF_FIELD } from '../flags.js';
 import type { Session } from '../session.js';
 import { type Problem, UsageError } from '../usage-error.js';
 
@@ -20,7 +20,7 @@ export function registerBatch(program: Command, session: Session): void {
     )
     .argument('<items>', 'items.csv or items.jsonl')
     .requiredOption('--out-dir <dir>', 'folder for <key>.mp4, report.csv and the resume ledger')
-    .option('--concurrency <n|auto>', "jobs at once: a number, or 'auto' to find the service's limit", concurrencyFlag, 'auto')
+    .option('--concurrency <n|auto>', "jobs at once: a number, or 'auto' to find the service's limit", concurrency, 'auto')
     .action((file: string, flags: BatchFlags) => runBatch(file, flags, session));
 }
 
@@ -60,13 +60,6 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
   if (failed > 0) session.exitCode = ExitCode.failed;
 }
 
-function concurrencyFlag(value: string): number | 'auto' {
-  if (value === 'auto') return value;
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError("expected 'auto' or a whole number of at least 1.");
-  return number;
-}
-
 /** A bar with done, failed, running and ETA on a terminal; in a log, a line only when an item finishes. */
 function progressReporter(session: Session): (progress: BatchProgress) => void {
   let finished = -1;
@@ -84,11 +77,9 @@ function formatEta(seconds: number): string {
   return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-const COLUMN_OF_FIELD = Object.fromEntries(Object.entries(BATCH_COLUMNS).map(([column, field]) => [field, column]));
-
 /** A batch problem as the file's author sees it: by line and column rather than item index and parameter. */
 function toProblem(p: BatchInputError['problems'][number], file: string, lines: number[]): Problem {
   const where = `${file}:${lines[p.index] ?? `item ${p.index + 1}`}`;
-  const column = p.field ? ` (${COLUMN_OF_FIELD[p.field] ?? p.field})` : '';
+  const column = p.field ? ` (${NAME_OF_FIELD[p.field] ?? p.field})` : '';
   return { ...(p.field ? { field: p.field } : {}), code: p.code, message: `${where}${p.key ? ` ${p.key}` : ''}${column}: ${p.message}` };
 }

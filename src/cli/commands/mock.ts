@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { port } from '../parse.js';
+import { port } from '../flags.js';
 import type { Session } from '../session.js';
 import { UsageError } from '../usage-error.js';
 

@@ -1,20 +1,14 @@
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CsvError, parse } from 'csv-parse';
-import type { BatchItem } from '../index.js';
-import { UsageError } from './usage-error.js';
+import type { BatchItem, BatchItemResult } from '../index.js';
+import { MEDIA_FLAGS } from './flags.js';
+import { UsageError, unreadable } from './usage-error.js';
 
 /** Columns of a batch file (CSV header or JSONL field names) and the create parameter each fills. */
-export const BATCH_COLUMNS = {
-  key: 'key',
-  audio: 'audio_reference',
-  image: 'image_reference',
-  video: 'video_reference',
-  model: 'model',
-} as const;
-type Column = keyof typeof BATCH_COLUMNS;
-const PATH_COLUMNS = new Set<Column>(['audio', 'image', 'video']);
+const BATCH_COLUMNS: Record<string, string> = { key: 'key', ...MEDIA_FLAGS, model: 'model' };
 
 /** The items of a batch file, read as a stream, and the line each came from (for messages). */
 export interface BatchFile {
@@ -60,7 +54,7 @@ async function* csvRows(path: string): AsyncIterable<Row> {
     }
   } catch (error) {
     if (error instanceof CsvError) throw new UsageError([{ code: 'invalid_csv', message: `${path}: ${error.message}` }]);
-    throw unreadable(error, path);
+    throw unreadableFile(error, path);
   }
 }
 
@@ -83,15 +77,11 @@ async function* jsonlRows(path: string): AsyncIterable<Row> {
       yield { line, fields: fields as Record<string, unknown> };
     }
   } catch (error) {
-    throw error instanceof UsageError ? error : unreadable(error, path);
+    throw error instanceof UsageError ? error : unreadableFile(error, path);
   }
 }
 
-function unreadable(error: unknown, path: string): UsageError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const message = code === 'ENOENT' ? `${path} does not exist` : `cannot read ${path}: ${(error as Error).message}`;
-  return new UsageError([{ code: 'unreadable_file', message }]);
-}
+const unreadableFile = (error: unknown, path: string) => new UsageError([{ code: 'unreadable_file', message: unreadable(error, path) }]);
 
 function checkColumns(names: string[], where: string): string[] {
   const unknown = names.filter((name) => !(name in BATCH_COLUMNS));
@@ -106,11 +96,29 @@ function checkColumns(names: string[], where: string): string[] {
 
 function toItem(fields: Record<string, unknown>, base: string, where: string): BatchItem {
   const item: Record<string, unknown> = {};
-  for (const [column, field] of Object.entries(BATCH_COLUMNS) as Array<[Column, string]>) {
+  for (const [column, field] of Object.entries(BATCH_COLUMNS)) {
     const value = fields[column];
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string') throw new UsageError([{ code: 'invalid_value', message: `${where}: '${column}' must be a string` }]);
-    item[field] = PATH_COLUMNS.has(column) ? resolve(base, value) : value;
+    item[field] = column in MEDIA_FLAGS ? resolve(base, value) : value;
   }
   return item as unknown as BatchItem;
+}
+
+/** A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+const csvField = (value: string | undefined = '') => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+
+/** Write one row per item: key, status, video id, path, error code and message, and a long item's segment jobs (`;` between). */
+export async function writeReport(path: string, results: BatchItemResult[]): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    await file.write('key,status,video_id,path,error_code,error_message,segment_ids\n');
+    const rows = results.map((r) =>
+      [r.key, r.status, r.videoId, r.path, r.error?.code, r.error?.message, r.segmentVideoIds?.join(';')].map(csvField).join(','),
+    );
+    // In slices, so that a report of many thousand rows is not one huge string.
+    for (let i = 0; i < rows.length; i += 1_000) await file.write(`${rows.slice(i, i + 1_000).join('\n')}\n`);
+  } finally {
+    await file.close();
+  }
 }

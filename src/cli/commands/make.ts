@@ -1,0 +1,125 @@
+import { basename, extname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { AvatarVideo, LongProgress, Video, VideoCreateParams, WaitProgress } from '../../index.js';
+import { type MediaFlags, secondsToMs, withMediaFlags } from '../flags.js';
+import { formatBytes, formatMedia, formatVideo } from '../format.js';
+import { checkInputs, checkOutputFile } from '../inputs.js';
+import type { Session } from '../session.js';
+import { checkAll } from '../usage-error.js';
+import { countUploads, downloadProgress, renderProgress } from '../watch.js';
+
+/** The commands that take input files: generate, validate and create. */
+
+interface GenerateFlags extends MediaFlags {
+  output?: string;
+  timeout?: number;
+  force?: boolean;
+}
+
+export function registerGenerate(program: Command, session: Session): void {
+  withMediaFlags(program.command('generate'), 'driving audio: WAV or MP3, at least 1 s; over 60 s is made in segments')
+    .description(
+      'make a video: check the inputs, upload, wait for the job and save the MP4; audio over 60 s is made in segments and joined',
+    )
+    .option('-o, --output <file>', 'where to save the MP4 (default: the audio file name with .mp4, in the current folder)')
+    .option('-f, --force', 'replace the output file if it exists (default: refuse, before uploading anything)')
+    .option('--timeout <seconds>', 'stop waiting for a job after this long; the job keeps running (default: 600)', secondsToMs)
+    .action(async (flags: GenerateFlags) => {
+      const output = flags.output ?? (flags.audio === undefined ? undefined : defaultOutput(flags.audio));
+      session.force = flags.force === true;
+      // Everything that could stop the run after the upload is checked before it: nothing is paid for in vain.
+      const [inputs, client] = await checkAll(
+        () => checkInputs(flags, { allowLongAudio: true }),
+        () => session.client(),
+        () => (output === undefined ? undefined : checkOutputFile(output, session.force)),
+      );
+      for (const warning of inputs.checked.warnings) session.warn(warning);
+      const path = output as string; // set whenever --audio is, and checkInputs requires --audio
+      if (inputs.long) {
+        const made = await generateLong(client, inputs.params, { output: path, waitTimeout: flags.timeout }, session);
+        session.result(made, [
+          `saved ${made.path} (${formatBytes(made.bytes)}, ${made.durationSeconds.toFixed(1)} s) from ${made.segments.length} segments`,
+        ]);
+        return;
+      }
+      const render = renderProgress(session);
+      // create + wait + download rather than videos.generate: the job is tracked from the moment it
+      // exists, so any failure or Ctrl-C after that names it and the command that goes on with it.
+      const video = await client.videos.createAndWait(await countUploads(inputs.params, session), {
+        waitTimeout: flags.timeout,
+        signal: session.signal,
+        onProgress: (seen: Video, estimate: WaitProgress) => {
+          session.track(seen, path);
+          render(seen, estimate);
+        },
+      });
+      const saved = await client.videos.download(video, path, { signal: session.signal, onProgress: downloadProgress(session) });
+      session.result({ video, path: saved.path, bytes: saved.bytes }, [
+        `saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${video.id}`,
+      ]);
+    });
+}
+
+/** `talk.wav` -> `./talk.mp4`; never the audio file itself, whatever it is named. */
+function defaultOutput(audio: string): string {
+  const name = `${basename(audio, extname(audio))}.mp4`;
+  return resolve(name) === resolve(audio) ? `${basename(audio, extname(audio))}-video.mp4` : name;
+}
+
+/**
+ * Audio longer than one job takes, through `videos.generateLong` (split at quiet points, segments side by side,
+ * joined): a line each time a segment changes state, and the bar (or a line per tenth) for the whole. Every job
+ * made is recorded in a manifest beside the output, so after a failure or Ctrl-C the same command goes on.
+ */
+function generateLong(
+  client: AvatarVideo,
+  params: VideoCreateParams,
+  options: { output: string; waitTimeout?: number | undefined },
+  session: Session,
+) {
+  const seen = new Map<number, string>();
+  const rerun = { videoIds: [] as string[] };
+  const onProgress = ({ phase, fraction, segments }: LongProgress) => {
+    for (const { index, status, jobId } of segments) {
+      const line = `segment ${index + 1}/${segments.length}: ${status}${jobId ? ` (${jobId})` : ''}`;
+      if (seen.get(index) !== line) session.progress.log(line);
+      seen.set(index, line);
+      if (jobId && !rerun.videoIds.includes(jobId)) rerun.videoIds.push(jobId);
+    }
+    // Past the split, the work folder and its manifest exist: from now on the same command goes on.
+    session.rerun = rerun;
+    session.progress.update('overall', Math.round(fraction * 100), 100, phase);
+  };
+  return client.videos.generateLong(params, { ...options, signal: session.signal, onProgress });
+}
+
+export function registerValidate(program: Command, session: Session): void {
+  withMediaFlags(program.command('validate'))
+    .description('check inputs locally, as `create` would, and print what was found; sends nothing and needs no key')
+    .action(async (flags: MediaFlags) => {
+      const { checked } = await checkInputs(flags, { allowLongAudio: false });
+      for (const warning of checked.warnings) session.warn(warning);
+      session.result({ valid: true, ...checked }, [
+        `audio   ${formatMedia(checked.audio)}`,
+        `${checked.visual.kind.padEnd(8)}${formatMedia(checked.visual)}`,
+        `mode    ${checked.generationMode}`,
+        'ok: these inputs can be uploaded',
+      ]);
+    });
+}
+
+export function registerCreate(program: Command, session: Session): void {
+  withMediaFlags(program.command('create'))
+    .description('check the inputs locally, start a video job and print it without waiting')
+    .addHelpText('after', '\nFollow up with `avatar-video wait <id>` and `avatar-video download <id>`.')
+    .action(async (flags: MediaFlags) => {
+      const [inputs, client] = await checkAll(
+        () => checkInputs(flags, { allowLongAudio: false }),
+        () => session.client(),
+      );
+      for (const warning of inputs.checked.warnings) session.warn(warning);
+      const params = await countUploads(inputs.params, session);
+      const video = await client.videos.create(params, { signal: session.signal });
+      session.result(video, formatVideo(video));
+    });
+}
