@@ -20,7 +20,7 @@ describe('resumeCommand', () => {
   });
 
   it('keeps the flags that reach the same service and replace the same file', () => {
-    const context = { baseUrlFlag: 'http://10.0.0.5:8080', allowInsecureHttp: true, force: true };
+    const context = { baseUrl: 'http://10.0.0.5:8080', allowInsecureHttp: true, force: true };
     expect(resumeCommand({ id: 'vid_1', status: 'COMPLETE', output: 'a.mp4' }, context)).toBe(
       'avatar-video --base-url http://10.0.0.5:8080 --allow-insecure-http download vid_1 -o a.mp4 --force',
     );
@@ -64,7 +64,7 @@ describe('withResume', () => {
   });
 
   it('after an upload with no answer, points to list instead of running again', () => {
-    const resumed = withResume(failure, undefined, new Error('interrupted'), { uploadSent: true, baseUrlFlag: 'https://api.example.com' });
+    const resumed = withResume(failure, undefined, new Error('interrupted'), { uploadSent: true, baseUrl: 'https://api.example.com' });
     expect(resumed.json.error).toMatchObject({ mayHaveCreatedJob: true, resume: 'avatar-video --base-url https://api.example.com list' });
   });
 });

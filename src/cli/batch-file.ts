@@ -39,10 +39,7 @@ export function readBatchFile(path: string): BatchFile {
   return { items: items(), lines };
 }
 
-interface Row {
-  line: number;
-  fields: Record<string, unknown>;
-}
+type Row = { line: number; fields: Record<string, unknown> };
 
 async function* csvRows(path: string): AsyncIterable<Row> {
   const parser = createReadStream(path).pipe(

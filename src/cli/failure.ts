@@ -35,11 +35,9 @@ export interface Failure {
   json: { error: Record<string, unknown> };
 }
 
-/** What the run knew when it failed, to word the report in the CLI's terms. */
+/** What the run knew when it failed: the service address in use, and the job followed (its error may not name it). */
 export interface FailureContext {
-  /** The service address in use. */
   baseURL?: string | undefined;
-  /** The job being followed, when its error may not carry it. */
   videoId?: string | undefined;
 }
 
@@ -59,7 +57,8 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
   // A path that cannot be opened.
   if (error instanceof UploadInputError) return usage(error.name, [error.message], {});
 
-  const base = restate(error instanceof Error ? error : new Error(String(error)), context);
+  const known = error instanceof Error ? error : new Error(String(error));
+  const message = inCliTerms(known, context);
   const details: Record<string, unknown> = {};
   if (error instanceof APIError) Object.assign(details, { status: error.status, code: error.code, requestId: error.requestId });
   if (error instanceof ResponseValidationError) Object.assign(details, { requestId: error.requestId, problems: error.problems });
@@ -75,36 +74,31 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
     ['request id', details.requestId],
     ['video', details.videoId],
   ]
-    .filter(([, value]) => value !== undefined && !base.message.includes(String(value)))
+    .filter(([, value]) => value !== undefined && !message.includes(String(value)))
     .map(([label, value]) => `${label} ${value}`);
-  const lines = [base.message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
-  return { exitCode: ExitCode.failed, lines, json: { error: { type: base.name, message: base.message, ...details } } };
+  const lines = [message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
+  return { exitCode: ExitCode.failed, lines, json: { error: { type: known.name, message, ...details } } };
 }
 
 /**
- * The same error, its message said in the CLI's terms: seconds (the unit of --timeout), and for a
- * refused connection, the address that refused and where it came from.
+ * The error's message in the CLI's terms: seconds (the unit of --timeout), and for a refused connection, the
+ * address that refused and where it came from.
  */
-function restate(error: Error, context: FailureContext): Error {
-  // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).
-  const own = messageWithoutAdvice(error);
-  let message: string | undefined = own === error.message ? undefined : own;
+function inCliTerms(error: Error, context: FailureContext): string {
   if (error instanceof WaitTimeoutError) {
     const id = error.video?.id ?? context.videoId;
     const seen = error.video
       ? `last seen ${error.video.status}${typeof error.video.progress === 'number' ? ` at ${error.video.progress}%` : ''}`
       : 'never seen';
-    message = `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.waitTimeout / 1000).toFixed(3)} s (--timeout; ${seen}); the job keeps running on the service.`;
+    return `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.waitTimeout / 1000).toFixed(3)} s (--timeout; ${seen}); the job keeps running on the service.`;
   }
   const refused = error instanceof APIConnectionError ? refusedAddress(error) : undefined;
   if (refused !== undefined) {
     const service = context.baseURL ? ` (the service address, ${context.baseURL}, from --base-url or AVATAR_VIDEO_BASE_URL)` : '';
-    message = `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
+    return `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
   }
-  if (message === undefined) return error;
-  const restated = new Error(message, { cause: error });
-  restated.name = error.name;
-  return restated;
+  // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).
+  return messageWithoutAdvice(error);
 }
 
 /** `host:port` of a refused connection, from the error's causes; undefined for any other failure. */

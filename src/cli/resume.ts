@@ -1,24 +1,9 @@
 import { APIError, VideoNotReadyError } from '../index.js';
 import type { Failure } from './failure.js';
+import type { Session, TrackedJob } from './session.js';
 
-/** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */
-export interface TrackedJob {
-  id: string;
-  /** The last status seen; undefined when not seen yet (`download` takes the user's word that it is COMPLETE). */
-  status?: string | undefined;
-  /** Where the command was to save the MP4; undefined when it saves nothing (`wait`). */
-  output?: string | undefined;
-}
-
-/** How the command was run, so that the suggested command reaches the same service the same way. */
-export interface ResumeContext {
-  /** The --base-url flag, when given (the environment variables carry over by themselves). */
-  baseUrlFlag?: string | undefined;
-  allowInsecureHttp?: boolean | undefined;
-  force?: boolean | undefined;
-  /** The create request went out in full, but no job was seen. */
-  uploadSent?: boolean | undefined;
-}
+/** How the command was run (the session's flags), so that the suggested command reaches the same service the same way. */
+type ResumeContext = Partial<Pick<Session, 'baseUrl' | 'allowInsecureHttp' | 'force' | 'uploadSent'>>;
 
 /** A word for a POSIX shell: left bare when safe, else single-quoted. */
 export function shellWord(word: string): string {
@@ -28,7 +13,7 @@ export function shellWord(word: string): string {
 /** An `avatar-video` command line with the global flags this run was given. */
 function cliCommand(context: ResumeContext, ...words: string[]): string {
   const globals = [
-    ...(context.baseUrlFlag ? ['--base-url', shellWord(context.baseUrlFlag)] : []),
+    ...(context.baseUrl ? ['--base-url', shellWord(context.baseUrl)] : []),
     ...(context.allowInsecureHttp ? ['--allow-insecure-http'] : []),
   ];
   return ['avatar-video', ...globals, ...words].join(' ');

@@ -3,14 +3,15 @@ import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { ExitCode, type Failure } from './failure.js';
 import { createProgress, type Progress } from './progress.js';
-import type { ResumeContext, TrackedJob } from './resume.js';
 import { type Problem, UsageError } from './usage-error.js';
 
-/** Options every command accepts. */
-export interface GlobalOptions {
-  json?: boolean;
-  baseUrl?: string;
-  allowInsecureHttp?: boolean;
+/** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */
+export interface TrackedJob {
+  id: string;
+  /** The last status seen; undefined when not seen yet (`download` takes the user's word that it is COMPLETE). */
+  status?: string | undefined;
+  /** Where the command was to save the MP4; undefined when it saves nothing (`wait`). */
+  output?: string | undefined;
 }
 
 /** Values of a yes/no environment variable that mean yes. */
@@ -23,6 +24,7 @@ const YES = /^(1|true|yes|on)$/i;
  */
 export class Session {
   json = false;
+  /** The --base-url flag, when given (a suggested command needs only this: the environment carries over by itself). */
   baseUrl: string | undefined;
   allowInsecureHttp = false;
   /** The job this run created or follows, once it exists: a failure then says how to go on (resume.ts). */
@@ -50,7 +52,8 @@ export class Session {
     this.paint = (style, text) => (colour ? styleText(style, text) : text);
   }
 
-  configure(options: GlobalOptions): void {
+  /** Take the options every command accepts. */
+  configure(options: { json?: boolean; baseUrl?: string; allowInsecureHttp?: boolean }): void {
     this.json = options.json ?? false;
     this.baseUrl = options.baseUrl;
     this.allowInsecureHttp = options.allowInsecureHttp === true || YES.test(process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '');
@@ -59,11 +62,6 @@ export class Session {
   /** Follow a job from now on; call again with each new state seen. */
   track(video: { id: string; status?: string | undefined }, output?: string): void {
     this.job = { id: video.id, status: video.status, output: output ?? this.job?.output };
-  }
-
-  /** What a suggested command needs to reach the same service the same way. */
-  get resumeContext(): ResumeContext {
-    return { baseUrlFlag: this.baseUrl, allowInsecureHttp: this.allowInsecureHttp, force: this.force, uploadSent: this.uploadSent };
   }
 
   /** The service address in use, when one is configured. */

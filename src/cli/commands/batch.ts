@@ -7,10 +7,7 @@ import { concurrency, NAME_OF_FIELD } from '../flags.js';
 import type { Session } from '../session.js';
 import { type Problem, UsageError } from '../usage-error.js';
 
-interface BatchFlags {
-  outDir: string;
-  concurrency: number | 'auto';
-}
+type BatchFlags = { outDir: string; concurrency: number | 'auto' };
 
 export function registerBatch(program: Command, session: Session): void {
   program

@@ -10,12 +10,6 @@ import { countUploads, downloadProgress, renderProgress } from '../watch.js';
 
 /** The commands that take input files: generate, validate and create. */
 
-interface GenerateFlags extends MediaFlags {
-  output?: string;
-  timeout?: number;
-  force?: boolean;
-}
-
 export function registerGenerate(program: Command, session: Session): void {
   withMediaFlags(program.command('generate'), 'driving audio: WAV or MP3, at least 1 s; over 60 s is made in segments')
     .description(
@@ -24,7 +18,7 @@ export function registerGenerate(program: Command, session: Session): void {
     .option('-o, --output <file>', 'where to save the MP4 (default: the audio file name with .mp4, in the current folder)')
     .option('-f, --force', 'replace the output file if it exists (default: refuse, before uploading anything)')
     .option('--timeout <seconds>', 'stop waiting for a job after this long; the job keeps running (default: 600)', secondsToMs)
-    .action(async (flags: GenerateFlags) => {
+    .action(async (flags: MediaFlags & { output?: string; timeout?: number; force?: boolean }) => {
       const output = flags.output ?? (flags.audio === undefined ? undefined : defaultOutput(flags.audio));
       session.force = flags.force === true;
       // Everything that could stop the run after the upload is checked before it: nothing is paid for in vain.
