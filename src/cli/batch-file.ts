@@ -10,19 +10,13 @@ import { UsageError, unreadable } from './usage-error.js';
 /** Columns of a batch file (CSV header or JSONL field names) and the create parameter each fills. */
 const BATCH_COLUMNS: Record<string, string> = { key: 'key', ...MEDIA_FLAGS, model: 'model' };
 
-/** The items of a batch file, read as a stream, and the line each came from (for messages). */
-export interface BatchFile {
-  items: AsyncIterable<BatchItem>;
-  /** Line number of the item at each index, filled in as items are read. */
-  lines: number[];
-}
-
 /**
  * Open `items.csv` (header `key,audio,image,video,model`) or `items.jsonl` (one object per line with those
- * fields). Paths are relative to the file's folder. Problems of form (an unknown column, a broken line)
+ * fields) as a stream of items, with paths relative to the file's folder, and `lines`: the line of the item at
+ * each index, filled in as items are read (for messages). Problems of form (an unknown column, a broken line)
  * surface as UsageError while the items are read.
  */
-export function readBatchFile(path: string): BatchFile {
+export function readBatchFile(path: string): { items: AsyncIterable<BatchItem>; lines: number[] } {
   const extension = extname(path).toLowerCase();
   if (extension !== '.csv' && extension !== '.jsonl') {
     throw new UsageError([{ code: 'unsupported_batch_file', message: `${path}: give a .csv or a .jsonl file` }]);

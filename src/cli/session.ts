@@ -14,9 +14,6 @@ export interface TrackedJob {
   output?: string | undefined;
 }
 
-/** Values of a yes/no environment variable that mean yes. */
-const YES = /^(1|true|yes|on)$/i;
-
 /**
  * What one run of the CLI shares between its parts: the options, the Ctrl-C signal, the client
  * (made on first use, so commands that need no key never ask for one) and the two output streams:
@@ -56,7 +53,8 @@ export class Session {
   configure(options: { json?: boolean; baseUrl?: string; allowInsecureHttp?: boolean }): void {
     this.json = options.json ?? false;
     this.baseUrl = options.baseUrl;
-    this.allowInsecureHttp = options.allowInsecureHttp === true || YES.test(process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '');
+    const allowed = process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '';
+    this.allowInsecureHttp = options.allowInsecureHttp === true || /^(1|true|yes|on)$/i.test(allowed);
   }
 
   /** Follow a job from now on; call again with each new state seen. */

@@ -6,10 +6,13 @@ import type { Session } from './session.js';
 
 /** Callbacks that feed the SDK's progress reports (and the bytes of an upload) into the session's bars or lines. */
 
-export const renderProgress =
-  (session: Session) =>
-  (video: Video, { etaSeconds }: WaitProgress = {}): void =>
+/** Follow a job's progress: tracked from the moment it exists (with the file it is for), so a failure can name it. */
+export const watchJob =
+  (session: Session, output?: string) =>
+  (video: Video, { etaSeconds }: WaitProgress = {}): void => {
+    session.track(video, output);
     session.progress.update('render', video.progress ?? 0, 100, withEta(video.status, etaSeconds));
+  };
 
 /** `PROCESSING, ~1 min 5 s left` while the wait has an estimate; the bare status otherwise and once done. */
 function withEta(status: string, etaSeconds: number | undefined): string {
@@ -21,8 +24,11 @@ function withEta(status: string, etaSeconds: number | undefined): string {
 
 export const downloadProgress =
   (session: Session) =>
-  ({ bytes, total }: DownloadProgress): void =>
+  ({ bytes, total }: DownloadProgress): void => {
+    // `download` took the user's word that the job is COMPLETE: the file flowing confirms it.
+    if (session.job && !session.job.status) session.track({ ...session.job, status: 'COMPLETE' });
     session.progress.update('download', bytes, total);
+  };
 
 /** Swap the paths in `params` for files whose upload the session's bar counts, all files together. */
 export async function countUploads(params: VideoCreateParams, session: Session): Promise<VideoCreateParams> {

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import type { Video, WaitProgress } from '../../index.js';
+import type { Video } from '../../index.js';
 import { positiveInteger, secondsToMs } from '../flags.js';
 import { formatBytes, formatVideo, formatVideoTable } from '../format.js';
 import { checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
 import { checkAll } from '../usage-error.js';
-import { downloadProgress, renderProgress } from '../watch.js';
+import { downloadProgress, watchJob } from '../watch.js';
 
 /** The commands on jobs already made, in the order `--help` lists them: get, wait, download, url and list. */
 export function registerJobCommands(program: Command, session: Session): void {
@@ -19,16 +19,9 @@ export function registerJobCommands(program: Command, session: Session): void {
   byId('wait', 'wait until a video job is COMPLETE, showing its progress; exit 1 if it fails or is cancelled')
     .option('--timeout <seconds>', 'stop waiting after this long; the job keeps running (default: 600)', secondsToMs)
     .action(async (id: string, flags: { timeout?: number }) => {
-      const render = renderProgress(session);
-      const video = await session.client().videos.waitForCompletion(id, {
-        waitTimeout: flags.timeout,
-        signal: session.signal,
-        // Tracked once seen: an id the service does not know gets no "to go on" advice.
-        onProgress: (seen: Video, estimate: WaitProgress) => {
-          session.track(seen);
-          render(seen, estimate);
-        },
-      });
+      // Tracked once seen: an id the service does not know gets no "to go on" advice.
+      const options = { waitTimeout: flags.timeout, signal: session.signal, onProgress: watchJob(session) };
+      const video = await session.client().videos.waitForCompletion(id, options);
       session.result(video, formatVideo(video));
     });
 
@@ -69,13 +62,6 @@ async function download(id: string, flags: { output?: string; force?: boolean },
     () => checkOutputFile(output, session.force),
   );
   session.track({ id }, output);
-  const progress = downloadProgress(session);
-  const saved = await client.videos.download(id, output, {
-    signal: session.signal,
-    onProgress: (report) => {
-      if (session.job?.status === undefined) session.track({ id, status: 'COMPLETE' }); // the file is flowing
-      progress(report);
-    },
-  });
+  const saved = await client.videos.download(id, output, { signal: session.signal, onProgress: downloadProgress(session) });
   session.result({ id, ...saved }, [`saved ${saved.path} (${formatBytes(saved.bytes)})`]);
 }

@@ -1,12 +1,12 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { AvatarVideo, LongProgress, Video, VideoCreateParams, WaitProgress } from '../../index.js';
+import type { AvatarVideo, LongProgress, VideoCreateParams } from '../../index.js';
 import { type MediaFlags, secondsToMs, withMediaFlags } from '../flags.js';
 import { formatBytes, formatMedia, formatVideo } from '../format.js';
 import { checkInputs, checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
 import { checkAll } from '../usage-error.js';
-import { countUploads, downloadProgress, renderProgress } from '../watch.js';
+import { countUploads, downloadProgress, watchJob } from '../watch.js';
 
 /** The commands that take input files: generate, validate and create. */
 
@@ -36,16 +36,13 @@ export function registerGenerate(program: Command, session: Session): void {
         ]);
         return;
       }
-      const render = renderProgress(session);
       // create + wait + download rather than videos.generate: the job is tracked from the moment it
       // exists, so any failure or Ctrl-C after that names it and the command that goes on with it.
-      const video = await client.videos.createAndWait(await countUploads(inputs.params, session), {
+      const params = await countUploads(inputs.params, session);
+      const video = await client.videos.createAndWait(params, {
         waitTimeout: flags.timeout,
         signal: session.signal,
-        onProgress: (seen: Video, estimate: WaitProgress) => {
-          session.track(seen, path);
-          render(seen, estimate);
-        },
+        onProgress: watchJob(session, path),
       });
       const saved = await client.videos.download(video, path, { signal: session.signal, onProgress: downloadProgress(session) });
       session.result({ video, path: saved.path, bytes: saved.bytes }, [
