@@ -1,8 +1,8 @@
 /** The CLI's advice after a failure, as pure functions: which command goes on, quoted for a shell. */
 import { describe, expect, it } from 'vitest';
-import { cliFailure, type Failure } from '../src/cli/failure.js';
+import { cliFailure } from '../src/cli/failure.js';
 import { resumeCommand, shellWord, withRerun, withResume } from '../src/cli/resume.js';
-import { baseUrlProblem } from '../src/cli/session.js';
+import { baseUrlProblem, type Failure } from '../src/cli/session.js';
 import { AuthenticationError, NotFoundError, VideoNotReadyError } from '../src/index.js';
 import { namingJob, nextCall } from '../src/lib/job-error.js';
 

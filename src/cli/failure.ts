@@ -13,33 +13,11 @@ import {
 } from '../index.js';
 import { messageWithoutAdvice } from '../lib/job-error.js';
 import { flagFor } from './flags.js';
+import { ExitCode, type Failure, type Session } from './session.js';
 import { UsageError } from './usage-error.js';
 
-/** Exit codes of the `avatar-video` command. Scripts branch on them, so they never change meaning. */
-export const ExitCode = {
-  ok: 0,
-  /** The API, the network or the job failed. */
-  failed: 1,
-  /** The command line or the inputs were wrong; nothing was sent (or nothing could be). */
-  usage: 2,
-  /** Ctrl-C: 128 + SIGINT, as shells report it. */
-  interrupted: 130,
-} as const;
-
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
-
-/** How a thrown error is reported: the exit code, lines for a person, and an object for `--json`. */
-export interface Failure {
-  exitCode: ExitCode;
-  lines: string[];
-  json: { error: Record<string, unknown> };
-}
-
 /** What the run knew when it failed: the service address in use, and the job followed (its error may not name it). */
-export interface FailureContext {
-  baseURL?: string | undefined;
-  videoId?: string | undefined;
-}
+type FailureContext = Partial<Pick<Session, 'serviceAddress' | 'job'>>;
 
 /**
  * Classify what a command threw. `interrupted` says Ctrl-C was pressed: whatever error the abort
@@ -86,7 +64,7 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
  */
 function inCliTerms(error: Error, context: FailureContext): string {
   if (error instanceof WaitTimeoutError) {
-    const id = error.video?.id ?? context.videoId;
+    const id = error.video?.id ?? context.job?.id;
     const seen = error.video
       ? `last seen ${error.video.status}${typeof error.video.progress === 'number' ? ` at ${error.video.progress}%` : ''}`
       : 'never seen';
@@ -94,7 +72,9 @@ function inCliTerms(error: Error, context: FailureContext): string {
   }
   const refused = error instanceof APIConnectionError ? refusedAddress(error) : undefined;
   if (refused !== undefined) {
-    const service = context.baseURL ? ` (the service address, ${context.baseURL}, from --base-url or AVATAR_VIDEO_BASE_URL)` : '';
+    const service = context.serviceAddress
+      ? ` (the service address, ${context.serviceAddress}, from --base-url or AVATAR_VIDEO_BASE_URL)`
+      : '';
     return `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
   }
   // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).

@@ -13,20 +13,17 @@ import { checkOutputPath } from '../internal/output-path.js';
 import { MEDIA_FLAGS, type MediaFlags, NAME_OF_FIELD } from './flags.js';
 import { type Problem, UsageError, unreadable } from './usage-error.js';
 
-export interface CheckedInputs {
-  /** Create parameters holding the file paths. */
-  params: VideoCreateParams;
-  checked: ValidatedCreate;
-  /** The audio is longer than one job takes; only allowed when asked for (`generate` makes it in segments). */
-  long: boolean;
-}
-
 /**
- * Check the input flags locally, the way `videos.create` will, and report every problem at once:
- * files that cannot be read, and everything validation finds in the files that can.
+ * Check the input flags locally, the way `videos.create` will, and report every problem at once: files that
+ * cannot be read, and everything validation finds in the files that can. Gives the create parameters (holding
+ * the paths), and whether the audio is longer than one job takes (only allowed when asked: `generate` makes
+ * it in segments).
  * @throws UsageError listing each problem.
  */
-export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: boolean }): Promise<CheckedInputs> {
+export async function checkInputs(
+  flags: MediaFlags,
+  options: { allowLongAudio: boolean },
+): Promise<{ params: VideoCreateParams; checked: ValidatedCreate; long: boolean }> {
   const problems = flagProblems(flags);
   const params: Record<string, string> = {};
   for (const [flag, field] of Object.entries(MEDIA_FLAGS)) {

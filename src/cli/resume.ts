@@ -1,6 +1,5 @@
 import { APIError, VideoNotReadyError } from '../index.js';
-import type { Failure } from './failure.js';
-import type { Session, TrackedJob } from './session.js';
+import type { Failure, Session, TrackedJob } from './session.js';
 
 /** How the command was run (the session's flags), so that the suggested command reaches the same service the same way. */
 type ResumeContext = Partial<Pick<Session, 'baseUrl' | 'allowInsecureHttp' | 'force' | 'uploadSent'>>;

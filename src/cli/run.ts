@@ -4,9 +4,9 @@ import { registerBatch } from './commands/batch.js';
 import { registerJobCommands } from './commands/jobs.js';
 import { registerCreate, registerGenerate, registerValidate } from './commands/make.js';
 import { registerMock } from './commands/mock.js';
-import { cliFailure, ExitCode } from './failure.js';
+import { cliFailure } from './failure.js';
 import { withRerun, withResume } from './resume.js';
-import { Session } from './session.js';
+import { ExitCode, Session } from './session.js';
 
 /** Where a run writes and what interrupts it, for a caller that runs the CLI in its own process (the tests). */
 export interface RunIO {
@@ -28,7 +28,7 @@ export async function run(argv: string[], io: RunIO = {}): Promise<ExitCode> {
   } catch (error) {
     // Commander has already printed its message (or the help / version asked for).
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    const described = cliFailure(error, interrupt.signal.aborted, { baseURL: session.serviceAddress, videoId: session.job?.id });
+    const described = cliFailure(error, interrupt.signal.aborted, session);
     const failure =
       session.rerun !== undefined
         ? withRerun(described, argv.slice(2), session.rerun.videoIds)

@@ -1,9 +1,23 @@
 import { styleText } from 'node:util';
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
-import { ExitCode, type Failure } from './failure.js';
 import { createProgress, type Progress } from './progress.js';
 import { type Problem, UsageError } from './usage-error.js';
+
+/**
+ * Exit codes of the `avatar-video` command, as `--help` lists them. Scripts branch on them, so they never change
+ * meaning. `usage`: nothing was sent (or nothing could be); `interrupted` is 128 + SIGINT, as shells report Ctrl-C.
+ */
+export const ExitCode = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** How a thrown error is reported: the exit code, lines for a person, and an object for `--json`. */
+export interface Failure {
+  exitCode: ExitCode;
+  lines: string[];
+  json: { error: Record<string, unknown> };
+}
 
 /** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */
 export interface TrackedJob {

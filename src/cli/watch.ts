@@ -1,6 +1,6 @@
 import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
-import type { DownloadProgress, Video, VideoCreateParams, WaitProgress } from '../index.js';
+import type { DownloadProgress, LongProgress, Video, VideoCreateParams, WaitProgress } from '../index.js';
 import { MEDIA_FLAGS } from './flags.js';
 import type { Session } from './session.js';
 
@@ -29,6 +29,27 @@ export const downloadProgress =
     if (session.job && !session.job.status) session.track({ ...session.job, status: 'COMPLETE' });
     session.progress.update('download', bytes, total);
   };
+
+/**
+ * A long video's run (split at quiet points, segments side by side, joined): a line each time a segment changes
+ * state, and the bar (or a line per tenth) for the whole.
+ */
+export function longProgress(session: Session): (progress: LongProgress) => void {
+  const seen = new Map<number, string>();
+  const rerun = { videoIds: [] as string[] };
+  return ({ phase, fraction, segments }) => {
+    for (const { index, status, jobId } of segments) {
+      const line = `segment ${index + 1}/${segments.length}: ${status}${jobId ? ` (${jobId})` : ''}`;
+      if (seen.get(index) !== line) session.progress.log(line);
+      seen.set(index, line);
+      if (jobId && !rerun.videoIds.includes(jobId)) rerun.videoIds.push(jobId);
+    }
+    // Past the split, the work folder and its manifest (beside the output) hold every job made: from now on, after a
+    // failure or Ctrl-C, the same command goes on without paying for them again.
+    session.rerun = rerun;
+    session.progress.update('overall', Math.round(fraction * 100), 100, phase);
+  };
+}
 
 /** Swap the paths in `params` for files whose upload the session's bar counts, all files together. */
 export async function countUploads(params: VideoCreateParams, session: Session): Promise<VideoCreateParams> {

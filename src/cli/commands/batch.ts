@@ -2,9 +2,8 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { BatchInputError, type BatchProgress, type BatchSummary, OutputPathError } from '../../index.js';
 import { readBatchFile, writeReport } from '../batch-file.js';
-import { ExitCode } from '../failure.js';
 import { concurrency, NAME_OF_FIELD } from '../flags.js';
-import type { Session } from '../session.js';
+import { ExitCode, type Session } from '../session.js';
 import { type Problem, UsageError } from '../usage-error.js';
 
 type BatchFlags = { outDir: string; concurrency: number | 'auto' };

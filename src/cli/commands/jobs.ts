@@ -28,7 +28,18 @@ export function registerJobCommands(program: Command, session: Session): void {
   byId('download', 'save the MP4 of a COMPLETE video; an interrupted download leaves no partial file')
     .option('-o, --output <file>', 'where to save it (default: <id>.mp4 in the current folder)')
     .option('-f, --force', 'replace the output file if it exists (default: refuse)')
-    .action((id: string, flags: { output?: string; force?: boolean }) => download(id, flags, session));
+    .action(async (id: string, flags: { output?: string; force?: boolean }) => {
+      // An id is not a path: keep a hostile one from choosing the folder.
+      const output = flags.output ?? `${id.replace(/[^\w.-]/g, '_')}.mp4`;
+      session.force = flags.force === true;
+      const [client] = await checkAll(
+        () => session.client(),
+        () => checkOutputFile(output, session.force),
+      );
+      session.track({ id }, output);
+      const saved = await client.videos.download(id, output, { signal: session.signal, onProgress: downloadProgress(session) });
+      session.result({ id, ...saved }, [`saved ${saved.path} (${formatBytes(saved.bytes)})`]);
+    });
 
   byId('url', "print the signed address of a finished video's file, without downloading it (a secret; it may expire)").action(
     async (id: string) => {
@@ -51,17 +62,4 @@ export function registerJobCommands(program: Command, session: Session): void {
       }
       session.result(videos, videos.length > 0 ? formatVideoTable(videos) : ['no videos']);
     });
-}
-
-async function download(id: string, flags: { output?: string; force?: boolean }, session: Session): Promise<void> {
-  // An id is not a path: keep a hostile one from choosing the folder.
-  const output = flags.output ?? `${id.replace(/[^\w.-]/g, '_')}.mp4`;
-  session.force = flags.force === true;
-  const [client] = await checkAll(
-    () => session.client(),
-    () => checkOutputFile(output, session.force),
-  );
-  session.track({ id }, output);
-  const saved = await client.videos.download(id, output, { signal: session.signal, onProgress: downloadProgress(session) });
-  session.result({ id, ...saved }, [`saved ${saved.path} (${formatBytes(saved.bytes)})`]);
 }

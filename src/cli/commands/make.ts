@@ -1,12 +1,11 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { AvatarVideo, LongProgress, VideoCreateParams } from '../../index.js';
 import { type MediaFlags, secondsToMs, withMediaFlags } from '../flags.js';
 import { formatBytes, formatMedia, formatVideo } from '../format.js';
 import { checkInputs, checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
 import { checkAll } from '../usage-error.js';
-import { countUploads, downloadProgress, watchJob } from '../watch.js';
+import { countUploads, downloadProgress, longProgress, watchJob } from '../watch.js';
 
 /** The commands that take input files: generate, validate and create. */
 
@@ -30,7 +29,8 @@ export function registerGenerate(program: Command, session: Session): void {
       for (const warning of inputs.checked.warnings) session.warn(warning);
       const path = output as string; // set whenever --audio is, and checkInputs requires --audio
       if (inputs.long) {
-        const made = await generateLong(client, inputs.params, { output: path, waitTimeout: flags.timeout }, session);
+        const options = { output: path, waitTimeout: flags.timeout, signal: session.signal, onProgress: longProgress(session) };
+        const made = await client.videos.generateLong(inputs.params, options);
         session.result(made, [
           `saved ${made.path} (${formatBytes(made.bytes)}, ${made.durationSeconds.toFixed(1)} s) from ${made.segments.length} segments`,
         ]);
@@ -55,33 +55,6 @@ export function registerGenerate(program: Command, session: Session): void {
 function defaultOutput(audio: string): string {
   const name = `${basename(audio, extname(audio))}.mp4`;
   return resolve(name) === resolve(audio) ? `${basename(audio, extname(audio))}-video.mp4` : name;
-}
-
-/**
- * Audio longer than one job takes, through `videos.generateLong` (split at quiet points, segments side by side,
- * joined): a line each time a segment changes state, and the bar (or a line per tenth) for the whole. Every job
- * made is recorded in a manifest beside the output, so after a failure or Ctrl-C the same command goes on.
- */
-function generateLong(
-  client: AvatarVideo,
-  params: VideoCreateParams,
-  options: { output: string; waitTimeout?: number | undefined },
-  session: Session,
-) {
-  const seen = new Map<number, string>();
-  const rerun = { videoIds: [] as string[] };
-  const onProgress = ({ phase, fraction, segments }: LongProgress) => {
-    for (const { index, status, jobId } of segments) {
-      const line = `segment ${index + 1}/${segments.length}: ${status}${jobId ? ` (${jobId})` : ''}`;
-      if (seen.get(index) !== line) session.progress.log(line);
-      seen.set(index, line);
-      if (jobId && !rerun.videoIds.includes(jobId)) rerun.videoIds.push(jobId);
-    }
-    // Past the split, the work folder and its manifest exist: from now on the same command goes on.
-    session.rerun = rerun;
-    session.progress.update('overall', Math.round(fraction * 100), 100, phase);
-  };
-  return client.videos.generateLong(params, { ...options, signal: session.signal, onProgress });
 }
 
 export function registerValidate(program: Command, session: Session): void {
