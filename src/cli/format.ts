@@ -47,10 +47,6 @@ export function formatVideoTable(videos: Video[]): string[] {
   ]);
   const header = ['ID', 'STATUS', 'PROGRESS', 'CREATED', 'MODEL'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  return [header, ...rows].map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd(),
-  );
+  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
+  return [header, ...rows].map((row) => line(row).trimEnd());
 }

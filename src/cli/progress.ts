@@ -68,9 +68,6 @@ function terminalProgress(stream: NodeJS.WriteStream): Progress {
 function plainProgress(stream: NodeJS.WriteStream): Progress {
   /** What was last printed per phase, so that a line appears only when something a reader cares about changed. */
   const printed = new Map<Phase, string>();
-  const log = (line: string) => {
-    stream.write(`${line}\n`);
-  };
   return {
     update(phase, value, total, status) {
       const percent = total ? Math.floor((value / total) * 100) : undefined;
@@ -78,9 +75,11 @@ function plainProgress(stream: NodeJS.WriteStream): Progress {
       const key = phase === 'render' ? `${status} ${value}` : `${status} ${percent === undefined ? '' : Math.floor(percent / 10)}`;
       if (printed.get(phase) === key) return;
       printed.set(phase, key);
-      log(`${phase}: ${[percent === undefined ? '' : `${percent}%`, describe(value, total, status)].filter(Boolean).join(' ')}`);
+      this.log(`${phase}: ${[percent === undefined ? '' : `${percent}%`, describe(value, total, status)].filter(Boolean).join(' ')}`);
     },
-    log,
+    log(line) {
+      stream.write(`${line}\n`);
+    },
     stop() {},
   };
 }

@@ -86,17 +86,12 @@ export class Session {
     if (this.#client) return this.#client;
     const problems: Problem[] = [];
     if (!process.env.AVATAR_VIDEO_API_KEY?.trim()) {
-      problems.push({
-        code: 'missing_api_key',
-        message: 'AVATAR_VIDEO_API_KEY is not set: export it (there is no key flag, to keep keys out of shell history)',
-      });
+      const message = 'AVATAR_VIDEO_API_KEY is not set: export it (there is no key flag, to keep keys out of shell history)';
+      problems.push({ code: 'missing_api_key', message });
     }
     const baseURL = this.baseUrl ?? process.env.AVATAR_VIDEO_BASE_URL?.trim();
-    if (!baseURL) problems.push({ code: 'missing_base_url', message: 'AVATAR_VIDEO_BASE_URL is not set: export it or pass --base-url' });
-    else {
-      const problem = baseUrlProblem(baseURL, this.baseUrl ? '--base-url' : 'AVATAR_VIDEO_BASE_URL', this.allowInsecureHttp);
-      if (problem) problems.push(problem);
-    }
+    const problem = baseUrlProblem(baseURL, this.baseUrl ? '--base-url' : 'AVATAR_VIDEO_BASE_URL', this.allowInsecureHttp);
+    if (problem) problems.push(problem);
     const missing = problems.filter((problem) => problem.code.startsWith('missing_')).at(-1);
     if (missing) missing.message += '; to try without an account, run `avatar-video mock` and export the two lines it prints';
     if (problems.length > 0) throw new UsageError(problems);
@@ -153,11 +148,12 @@ export class Session {
 }
 
 /**
- * The mistakes people make with a service address, said with the fix: no scheme (suggest https://), and plain
- * http to another machine (say how to allow it). Other malformed addresses are left to the SDK's own check.
+ * The mistakes people make with a service address, said with the fix: none, no scheme (suggest https://), and
+ * plain http to another machine (say how to allow it). Other malformed addresses are left to the SDK's own check.
  * `source` is where the address came from: `--base-url` or `AVATAR_VIDEO_BASE_URL`.
  */
-export function baseUrlProblem(raw: string, source: string, allowInsecureHttp: boolean): Problem | undefined {
+export function baseUrlProblem(raw: string | undefined, source: string, allowInsecureHttp: boolean): Problem | undefined {
+  if (!raw) return { code: 'missing_base_url', message: 'AVATAR_VIDEO_BASE_URL is not set: export it or pass --base-url' };
   if (!raw.includes('://')) {
     return {
       code: 'base_url_scheme',
