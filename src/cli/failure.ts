@@ -46,14 +46,9 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
   // Any error after a create names the job (an abort, a 401 during the wait, a failed save).
   if (error instanceof AvatarVideoError) details.videoId ??= error.videoId;
   // Name the code, request id and video when the message does not already (API messages usually do).
-  const facts = [
-    ['status', details.status],
-    ['code', details.code],
-    ['request id', details.requestId],
-    ['video', details.videoId],
-  ]
-    .filter(([, value]) => value !== undefined && !message.includes(String(value)))
-    .map(([label, value]) => `${label} ${value}`);
+  const facts = Object.entries({ status: 'status', code: 'code', requestId: 'request id', videoId: 'video' })
+    .filter(([key]) => details[key] !== undefined && !message.includes(String(details[key])))
+    .map(([key, label]) => `${label} ${details[key]}`);
   const lines = [message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
   return { exitCode: ExitCode.failed, lines, json: { error: { type: known.name, message, ...details } } };
 }

@@ -56,10 +56,7 @@ export async function checkInputs(
 
 /** Problems read best in the order of the flags: audio, then the visual reference, then the model. */
 const FIELD_ORDER = Object.keys(NAME_OF_FIELD);
-const fieldRank = (field: string | undefined) => {
-  const rank = FIELD_ORDER.indexOf(field ?? '');
-  return rank < 0 ? FIELD_ORDER.length : rank;
-};
+const fieldRank = (field = '') => (FIELD_ORDER.includes(field) ? FIELD_ORDER.indexOf(field) : FIELD_ORDER.length);
 
 /** Measured length of the audio, or 0 when it cannot be measured (validation then says why). */
 async function audioSeconds(path: string | undefined): Promise<number> {

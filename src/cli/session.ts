@@ -38,7 +38,6 @@ export class Session {
   /** The --base-url flag, when given (a suggested command needs only this: the environment carries over by itself). */
   baseUrl: string | undefined;
   allowInsecureHttp = false;
-  /** The job this run created or follows, once it exists: a failure then says how to go on (resume.ts). */
   job: TrackedJob | undefined;
   /** A run that records its jobs in a manifest (long audio), once begun: a failure then says to run it again. */
   rerun: { videoIds: string[] } | undefined;
