@@ -43,14 +43,8 @@ function adding(failure: Failure, lines: string[], fields: Record<string, unknow
 export function withRerun(failure: Failure, words: string[], videoIds: string[]): Failure {
   const resume = ['avatar-video', ...words.map(shellWord)].join(' ');
   const jobs = videoIds.length > 0 ? ` (${videoIds.join(', ')})` : '';
-  return adding(
-    failure,
-    [
-      `the segments' jobs${jobs} are recorded beside the output; to go on without paying for them again, run the same command:`,
-      `  ${resume}`,
-    ],
-    { videoIds, resume },
-  );
+  const advice = `the segments' jobs${jobs} are recorded beside the output; to go on without paying for them again, run the same command:`;
+  return adding(failure, [advice, `  ${resume}`], { videoIds, resume });
 }
 
 /**
@@ -62,14 +56,11 @@ export function withResume(failure: Failure, job: TrackedJob | undefined, error:
     // No answer came to a whole upload (Ctrl-C, a dropped connection, a timeout): the service may have made the job
     // all the same. Creates are never retried, so say where to look for it rather than to run again.
     const list = cliCommand(context, 'list');
-    return adding(
-      failure,
-      [
-        'the upload had been sent, so the service may have created the job anyway (and charged for it); before running',
-        `this again, look for it with \`${list}\`, then \`avatar-video wait <id>\` and \`avatar-video download <id>\``,
-      ],
-      { mayHaveCreatedJob: true, resume: list },
-    );
+    const advice = [
+      'the upload had been sent, so the service may have created the job anyway (and charged for it); before running',
+      `this again, look for it with \`${list}\`, then \`avatar-video wait <id>\` and \`avatar-video download <id>\``,
+    ];
+    return adding(failure, advice, { mayHaveCreatedJob: true, resume: list });
   }
   // A 404 before the job was ever seen: the service does not know this id (later, a 404 may be the file host's).
   if (!job || (job.status === undefined && error instanceof APIError && error.status === 404)) return failure;

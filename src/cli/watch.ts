@@ -73,11 +73,10 @@ export async function countUploads(params: VideoCreateParams, session: Session):
 }
 
 /**
- * A file on disk as a Blob that counts the bytes read from its stream, for the upload bar. The SDK has no
- * upload-progress hook, but it sends a Blob by reading `stream()` as the request body goes out, so bytes read are
- * bytes handed to the socket. A Blob subclass, since the SDK recognises Blobs with `instanceof`; it overrides what
- * the SDK reads (size, slice, stream). Reads through `slice()` (local validation reading headers) are not counted,
- * and each new `stream()` (a retried request) starts from zero. Nothing is read until then.
+ * A file on disk as a Blob that counts the bytes read from its stream. The SDK has no upload-progress hook, but it
+ * sends a Blob by reading `stream()` as the body goes out (a new one for each retry), so bytes read are bytes handed
+ * to the socket. A subclass, as the SDK recognises Blobs with `instanceof`, overriding what the SDK reads (size,
+ * slice, stream); reads through `slice()` (local validation reading headers) are not counted.
  */
 class CountedFile extends Blob {
   constructor(
