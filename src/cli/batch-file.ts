@@ -55,15 +55,14 @@ async function* jsonlRows(path: string): AsyncIterable<Row> {
     for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
       line += 1;
       if (text.trim() === '') continue;
+      const invalid = (why: string) => new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: ${why}` }]);
       let fields: unknown;
       try {
         fields = JSON.parse(text);
       } catch (error) {
-        throw new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: not JSON (${(error as Error).message})` }]);
+        throw invalid(`not JSON (${(error as Error).message})`);
       }
-      if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
-        throw new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: expected an object` }]);
-      }
+      if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw invalid('expected an object');
       checkColumns(Object.keys(fields), `${path}:${line}`);
       yield { line, fields: fields as Record<string, unknown> };
     }

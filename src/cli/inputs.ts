@@ -13,6 +13,8 @@ import { checkOutputPath } from '../internal/output-path.js';
 import { MEDIA_FLAGS, type MediaFlags, NAME_OF_FIELD } from './flags.js';
 import { type Problem, UsageError, unreadable } from './usage-error.js';
 
+type CheckedInputs = { params: VideoCreateParams; checked: ValidatedCreate; long: boolean };
+
 /**
  * Check the input flags locally, the way `videos.create` will, and report every problem at once: files that
  * cannot be read, and everything validation finds in the files that can. Gives the create parameters (holding
@@ -20,10 +22,7 @@ import { type Problem, UsageError, unreadable } from './usage-error.js';
  * it in segments).
  * @throws UsageError listing each problem.
  */
-export async function checkInputs(
-  flags: MediaFlags,
-  options: { allowLongAudio: boolean },
-): Promise<{ params: VideoCreateParams; checked: ValidatedCreate; long: boolean }> {
+export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: boolean }): Promise<CheckedInputs> {
   const problems = flagProblems(flags);
   const params: Record<string, string> = {};
   for (const [flag, field] of Object.entries(MEDIA_FLAGS)) {
