@@ -97,12 +97,9 @@ function withLongAudioHint(issue: MediaValidationIssue): Problem {
  */
 export async function checkOutputFile(output: string, force: boolean): Promise<void> {
   const problem = (code: string, message: string) => new UsageError([{ code, message: `--output: ${message}` }]);
-  let path: string;
-  try {
-    path = await checkOutputPath(output);
-  } catch (error) {
+  const path = await checkOutputPath(output).catch((error: unknown) => {
     throw error instanceof OutputPathError ? problem(`output_${error.code}`, error.reason) : error;
-  }
+  });
   if (!force && (await stat(path).catch(() => undefined))) {
     throw problem('output_exists', `${path} already exists; pass --force to replace it, or choose another name`);
   }

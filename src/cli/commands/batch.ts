@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { BatchInputError, type BatchProgress, type BatchSummary, OutputPathError } from '../../index.js';
+import { BatchInputError, type BatchProgress, OutputPathError } from '../../index.js';
 import { readBatchFile, writeReport } from '../batch-file.js';
 import { concurrency, NAME_OF_FIELD } from '../flags.js';
 import { ExitCode, type Session } from '../session.js';
@@ -29,9 +29,8 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
   const onInterrupt = () =>
     session.note(`stopping; run the same command again to resume: jobs already made in ${outDir} are not paid for twice`);
   session.signal.addEventListener('abort', onInterrupt, { once: true });
-  let summary: BatchSummary;
-  try {
-    summary = await client.videos.generateBatch(items, {
+  const summary = await client.videos
+    .generateBatch(items, {
       outputDir: outDir,
       concurrency: flags.concurrency,
       signal: session.signal,
@@ -39,14 +38,13 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
       onItem: (result) => {
         if (result.status === 'failed') session.note(`failed ${result.key}: ${result.error?.code} ${result.error?.message}`);
       },
-    });
-  } catch (error) {
-    if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
-    if (error instanceof OutputPathError) throw new UsageError([{ code: error.code, message: `--out-dir: ${error.message}` }]);
-    throw error;
-  } finally {
-    session.signal.removeEventListener('abort', onInterrupt);
-  }
+    })
+    .catch((error: unknown) => {
+      if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
+      if (error instanceof OutputPathError) throw new UsageError([{ code: error.code, message: `--out-dir: ${error.message}` }]);
+      throw error;
+    })
+    .finally(() => session.signal.removeEventListener('abort', onInterrupt));
   const report = join(outDir, 'report.csv');
   await writeReport(report, summary.results);
   const { completed, skipped, failed } = summary;
