@@ -1,8 +1,8 @@
 /** The CLI's advice after a failure, as pure functions: which command goes on, quoted for a shell. */
 import { describe, expect, it } from 'vitest';
-import { baseUrlProblem } from '../src/cli/base-url.js';
-import { cliFailure, type Failure } from '../src/cli/failure.js';
+import { cliFailure } from '../src/cli/failure.js';
 import { resumeCommand, shellWord, withRerun, withResume } from '../src/cli/resume.js';
+import { baseUrlProblem, type Failure } from '../src/cli/session.js';
 import { AuthenticationError, NotFoundError, VideoNotReadyError } from '../src/index.js';
 import { namingJob, nextCall } from '../src/lib/job-error.js';
 
@@ -20,7 +20,7 @@ describe('resumeCommand', () => {
   });
 
   it('keeps the flags that reach the same service and replace the same file', () => {
-    const context = { baseUrlFlag: 'http://10.0.0.5:8080', allowInsecureHttp: true, force: true };
+    const context = { baseUrl: 'http://10.0.0.5:8080', allowInsecureHttp: true, force: true };
     expect(resumeCommand({ id: 'vid_1', status: 'COMPLETE', output: 'a.mp4' }, context)).toBe(
       'avatar-video --base-url http://10.0.0.5:8080 --allow-insecure-http download vid_1 -o a.mp4 --force',
     );
@@ -64,7 +64,7 @@ describe('withResume', () => {
   });
 
   it('after an upload with no answer, points to list instead of running again', () => {
-    const resumed = withResume(failure, undefined, new Error('interrupted'), { uploadSent: true, baseUrlFlag: 'https://api.example.com' });
+    const resumed = withResume(failure, undefined, new Error('interrupted'), { uploadSent: true, baseUrl: 'https://api.example.com' });
     expect(resumed.json.error).toMatchObject({ mayHaveCreatedJob: true, resume: 'avatar-video --base-url https://api.example.com list' });
   });
 });

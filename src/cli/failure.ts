@@ -12,24 +12,12 @@ import {
   WaitTimeoutError,
 } from '../index.js';
 import { messageWithoutAdvice } from '../lib/job-error.js';
-import { ExitCode } from './exit-codes.js';
-import { flagFor } from './media-flags.js';
+import { flagFor } from './flags.js';
+import { ExitCode, type Failure, type Session } from './session.js';
 import { UsageError } from './usage-error.js';
 
-/** How a thrown error is reported: the exit code, lines for a person, and an object for `--json`. */
-export interface Failure {
-  exitCode: ExitCode;
-  lines: string[];
-  json: { error: Record<string, unknown> };
-}
-
-/** What the run knew when it failed, to word the report in the CLI's terms. */
-export interface FailureContext {
-  /** The service address in use. */
-  baseURL?: string | undefined;
-  /** The job being followed, when its error may not carry it. */
-  videoId?: string | undefined;
-}
+/** What the run knew when it failed: the service address in use, and the job followed (its error may not name it). */
+type FailureContext = Partial<Pick<Session, 'serviceAddress' | 'job'>>;
 
 /**
  * Classify what a command threw. `interrupted` says Ctrl-C was pressed: whatever error the abort
@@ -39,21 +27,16 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
   if (interrupted || error instanceof APIUserAbortError) {
     return { exitCode: ExitCode.interrupted, lines: ['interrupted'], json: { error: { type: 'Interrupted', message: 'interrupted' } } };
   }
-  if (error instanceof UsageError) {
-    const lines = error.problems.map((problem) => (problem.field ? `${flagFor(problem.field)}: ${problem.message}` : problem.message));
-    return usage(error.name, lines, { problems: error.problems });
-  }
-  if (error instanceof MediaValidationError) {
-    return usage(
-      error.name,
-      error.issues.map((issue) => `${flagFor(issue.field)}: ${issue.message}`),
-      { problems: error.issues },
-    );
+  const problems = error instanceof UsageError ? error.problems : error instanceof MediaValidationError ? error.issues : undefined;
+  if (problems) {
+    const lines = problems.map((problem) => (problem.field ? `${flagFor(problem.field)}: ${problem.message}` : problem.message));
+    return usage((error as Error).name, lines, { problems });
   }
   // A path that cannot be opened.
   if (error instanceof UploadInputError) return usage(error.name, [error.message], {});
 
-  const base = restate(error instanceof Error ? error : new Error(String(error)), context);
+  const known = error instanceof Error ? error : new Error(String(error));
+  const message = inCliTerms(known, context);
   const details: Record<string, unknown> = {};
   if (error instanceof APIError) Object.assign(details, { status: error.status, code: error.code, requestId: error.requestId });
   if (error instanceof ResponseValidationError) Object.assign(details, { requestId: error.requestId, problems: error.problems });
@@ -63,42 +46,34 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
   // Any error after a create names the job (an abort, a 401 during the wait, a failed save).
   if (error instanceof AvatarVideoError) details.videoId ??= error.videoId;
   // Name the code, request id and video when the message does not already (API messages usually do).
-  const facts = [
-    ['status', details.status],
-    ['code', details.code],
-    ['request id', details.requestId],
-    ['video', details.videoId],
-  ]
-    .filter(([, value]) => value !== undefined && !base.message.includes(String(value)))
-    .map(([label, value]) => `${label} ${value}`);
-  const lines = [base.message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
-  return { exitCode: ExitCode.failed, lines, json: { error: { type: base.name, message: base.message, ...details } } };
+  const facts = Object.entries({ status: 'status', code: 'code', requestId: 'request id', videoId: 'video' })
+    .filter(([key]) => details[key] !== undefined && !message.includes(String(details[key])))
+    .map(([key, label]) => `${label} ${details[key]}`);
+  const lines = [message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
+  return { exitCode: ExitCode.failed, lines, json: { error: { type: known.name, message, ...details } } };
 }
 
 /**
- * The same error, its message said in the CLI's terms: seconds (the unit of --timeout), and for a
- * refused connection, the address that refused and where it came from.
+ * The error's message in the CLI's terms: seconds (the unit of --timeout), and for a refused connection, the
+ * address that refused and where it came from.
  */
-function restate(error: Error, context: FailureContext): Error {
-  // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).
-  const own = messageWithoutAdvice(error);
-  let message: string | undefined = own === error.message ? undefined : own;
+function inCliTerms(error: Error, context: FailureContext): string {
   if (error instanceof WaitTimeoutError) {
-    const id = error.video?.id ?? context.videoId;
+    const id = error.video?.id ?? context.job?.id;
     const seen = error.video
       ? `last seen ${error.video.status}${typeof error.video.progress === 'number' ? ` at ${error.video.progress}%` : ''}`
       : 'never seen';
-    message = `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.waitTimeout / 1000).toFixed(3)} s (--timeout; ${seen}); the job keeps running on the service.`;
+    return `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.waitTimeout / 1000).toFixed(3)} s (--timeout; ${seen}); the job keeps running on the service.`;
   }
   const refused = error instanceof APIConnectionError ? refusedAddress(error) : undefined;
   if (refused !== undefined) {
-    const service = context.baseURL ? ` (the service address, ${context.baseURL}, from --base-url or AVATAR_VIDEO_BASE_URL)` : '';
-    message = `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
+    const service = context.serviceAddress
+      ? ` (the service address, ${context.serviceAddress}, from --base-url or AVATAR_VIDEO_BASE_URL)`
+      : '';
+    return `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
   }
-  if (message === undefined) return error;
-  const restated = new Error(message, { cause: error });
-  restated.name = error.name;
-  return restated;
+  // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).
+  return messageWithoutAdvice(error);
 }
 
 /** `host:port` of a refused connection, from the error's causes; undefined for any other failure. */

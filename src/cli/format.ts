@@ -4,13 +4,9 @@ const UNITS = ['B', 'KiB', 'MiB', 'GiB'];
 
 /** `1536` -> `1.5 KiB`. */
 export function formatBytes(bytes: number): string {
-  let value = bytes;
   let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
+  while (bytes >= 1024 ** (unit + 1) && unit < UNITS.length - 1) unit++;
+  return unit === 0 ? `${bytes} B` : `${(bytes / 1024 ** unit).toFixed(1)} ${UNITS[unit]}`;
 }
 
 /** `WAV audio, 5.2 s` / `PNG image, 720x1280` / `MP4 video, 12.0 s, 1280x720, with sound`. */
@@ -51,10 +47,6 @@ export function formatVideoTable(videos: Video[]): string[] {
   ]);
   const header = ['ID', 'STATUS', 'PROGRESS', 'CREATED', 'MODEL'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  return [header, ...rows].map((row) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd(),
-  );
+  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
+  return [header, ...rows].map((row) => line(row).trimEnd());
 }

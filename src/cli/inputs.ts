@@ -3,26 +3,23 @@ import {
   LIMITS,
   MediaValidationError,
   type MediaValidationIssue,
+  OutputPathError,
   probeMedia,
   type ValidatedCreate,
   type VideoCreateParams,
   validateCreateParams,
 } from '../index.js';
-import type { UploadMeter } from './counted-file.js';
-import { MEDIA_FLAGS, type MediaFlags } from './media-flags.js';
-import { type Problem, UsageError } from './usage-error.js';
+import { checkOutputPath } from '../internal/output-path.js';
+import { MEDIA_FLAGS, type MediaFlags, NAME_OF_FIELD } from './flags.js';
+import { type Problem, UsageError, unreadable } from './usage-error.js';
 
-export interface CheckedInputs {
-  /** Create parameters holding the file paths. */
-  params: VideoCreateParams;
-  checked: ValidatedCreate;
-  /** The audio is longer than one job takes; only allowed when asked for (`generate` makes it in segments). */
-  long: boolean;
-}
+type CheckedInputs = { params: VideoCreateParams; checked: ValidatedCreate; long: boolean };
 
 /**
- * Check the input flags locally, the way `videos.create` will, and report every problem at once:
- * files that cannot be read, and everything validation finds in the files that can.
+ * Check the input flags locally, the way `videos.create` will, and report every problem at once: files that
+ * cannot be read, and everything validation finds in the files that can. Gives the create parameters (holding
+ * the paths), and whether the audio is longer than one job takes (only allowed when asked: `generate` makes
+ * it in segments).
  * @throws UsageError listing each problem.
  */
 export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: boolean }): Promise<CheckedInputs> {
@@ -31,8 +28,11 @@ export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: 
   for (const [flag, field] of Object.entries(MEDIA_FLAGS)) {
     const path = flags[flag as keyof typeof MEDIA_FLAGS];
     if (path === undefined) continue;
-    const unreadable = await whyUnreadable(path);
-    if (unreadable) problems.push({ field, code: 'unreadable_file', message: unreadable });
+    const why = await stat(path).then(
+      (info) => (info.isFile() ? undefined : `${path} is not a file`),
+      (error: unknown) => unreadable(error, path),
+    );
+    if (why) problems.push({ field, code: 'unreadable_file', message: why });
     else params[field] = path;
   }
   if (flags.model !== undefined) params.model = flags.model;
@@ -54,32 +54,8 @@ export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: 
 }
 
 /** Problems read best in the order of the flags: audio, then the visual reference, then the model. */
-const FIELD_ORDER = ['audio_reference', 'image_reference', 'video_reference', 'model'];
-const fieldRank = (field: string | undefined) => {
-  const rank = FIELD_ORDER.indexOf(field ?? '');
-  return rank < 0 ? FIELD_ORDER.length : rank;
-};
-
-/** Swap the paths in `params` for files whose upload `meter` counts. */
-export async function countUploads(params: VideoCreateParams, meter: UploadMeter): Promise<VideoCreateParams> {
-  const counted: Record<string, unknown> = { ...params };
-  for (const field of Object.values(MEDIA_FLAGS)) {
-    const path = counted[field];
-    if (typeof path === 'string') counted[field] = await meter.open(path);
-  }
-  return counted as unknown as VideoCreateParams;
-}
-
-async function whyUnreadable(path: string): Promise<string | undefined> {
-  try {
-    if (!(await stat(path)).isFile()) return `${path} is not a file`;
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT'
-      ? `${path} does not exist`
-      : `cannot read ${path}: ${(error as Error).message}`;
-  }
-}
+const FIELD_ORDER = Object.keys(NAME_OF_FIELD);
+const fieldRank = (field = '') => (FIELD_ORDER.includes(field) ? FIELD_ORDER.indexOf(field) : FIELD_ORDER.length);
 
 /** Measured length of the audio, or 0 when it cannot be measured (validation then says why). */
 async function audioSeconds(path: string | undefined): Promise<number> {
@@ -112,4 +88,19 @@ function flagProblems(flags: MediaFlags): Problem[] {
 function withLongAudioHint(issue: MediaValidationIssue): Problem {
   if (issue.field !== 'audio_reference' || issue.code !== 'duration_out_of_range') return issue;
   return { ...issue, message: `${issue.message} (\`avatar-video generate\` makes longer videos in segments)` };
+}
+
+/**
+ * Check where a command will save its MP4 before it spends anything: the SDK's destination check (the folder
+ * exists and is writable, the path is not a folder), and a file already there is replaced only with `--force`.
+ * @throws UsageError naming the problem and what to do about it.
+ */
+export async function checkOutputFile(output: string, force: boolean): Promise<void> {
+  const problem = (code: string, message: string) => new UsageError([{ code, message: `--output: ${message}` }]);
+  const path = await checkOutputPath(output).catch((error: unknown) => {
+    throw error instanceof OutputPathError ? problem(`output_${error.code}`, error.reason) : error;
+  });
+  if (!force && (await stat(path).catch(() => undefined))) {
+    throw problem('output_exists', `${path} already exists; pass --force to replace it, or choose another name`);
+  }
 }

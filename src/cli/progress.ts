@@ -16,7 +16,7 @@ export interface Progress {
 
 /** Bars on a terminal; elsewhere (CI logs, pipes, tests) plain lines at each tenth of the way. */
 export function createProgress(stream: NodeJS.WriteStream): Progress {
-  return stream.isTTY ? new TerminalProgress(stream) : new PlainProgress(stream);
+  return stream.isTTY ? terminalProgress(stream) : plainProgress(stream);
 }
 
 /** The text after the bar: the job's status for percentages, the byte counts for transfers. */
@@ -25,73 +25,61 @@ function describe(value: number, total: number | undefined, status: string | und
   return total === undefined ? formatBytes(value) : `${formatBytes(value)} / ${formatBytes(total)}`;
 }
 
-class TerminalProgress implements Progress {
-  readonly #stream: NodeJS.WriteStream;
-  #bars: cliProgress.MultiBar | undefined;
-  readonly #byPhase = new Map<Phase, cliProgress.SingleBar>();
-
-  constructor(stream: NodeJS.WriteStream) {
-    this.#stream = stream;
-  }
-
-  update(phase: Phase, value: number, total: number | undefined, status?: string): void {
-    this.#bars ??= new cliProgress.MultiBar({
-      stream: this.#stream,
-      format: '{phase} [{bar}] {percentage}% | {detail}',
-      barCompleteChar: '\u2588',
-      barIncompleteChar: '\u2591',
-      hideCursor: true,
-      autopadding: true,
-      // Ctrl-C is ours to handle: the command aborts, then stop() restores the cursor.
-      gracefulExit: false,
-    });
-    // Without a known size the bar cannot show a share; it shows the bytes so far.
-    const size = total ?? Math.max(value, 1);
-    const payload = { phase: phase.padEnd(8), detail: describe(value, total, status) };
-    const bar = this.#byPhase.get(phase);
-    if (bar) {
-      bar.setTotal(size);
-      bar.update(value, payload);
-    } else {
-      this.#byPhase.set(phase, this.#bars.create(size, value, payload));
-    }
-  }
-
-  log(line: string): void {
-    if (this.#bars) this.#bars.log(`${line}\n`);
-    else this.#stream.write(`${line}\n`);
-  }
-
-  stop(): void {
-    // A last redraw writes out log lines still buffered, which stop() alone would drop.
-    this.#bars?.update();
-    this.#bars?.stop();
-    this.#bars = undefined;
-    this.#byPhase.clear();
-  }
+function terminalProgress(stream: NodeJS.WriteStream): Progress {
+  let bars: cliProgress.MultiBar | undefined;
+  const byPhase = new Map<Phase, cliProgress.SingleBar>();
+  return {
+    update(phase, value, total, status) {
+      bars ??= new cliProgress.MultiBar({
+        stream,
+        format: '{phase} [{bar}] {percentage}% | {detail}',
+        barCompleteChar: '\u2588',
+        barIncompleteChar: '\u2591',
+        hideCursor: true,
+        autopadding: true,
+        // Ctrl-C is ours to handle: the command aborts, then stop() restores the cursor.
+        gracefulExit: false,
+      });
+      // Without a known size the bar cannot show a share; it shows the bytes so far.
+      const size = total ?? Math.max(value, 1);
+      const payload = { phase: phase.padEnd(8), detail: describe(value, total, status) };
+      const bar = byPhase.get(phase);
+      if (bar) {
+        bar.setTotal(size);
+        bar.update(value, payload);
+      } else {
+        byPhase.set(phase, bars.create(size, value, payload));
+      }
+    },
+    log(line) {
+      if (bars) bars.log(`${line}\n`);
+      else stream.write(`${line}\n`);
+    },
+    stop() {
+      // A last redraw writes out log lines still buffered, which stop() alone would drop.
+      bars?.update();
+      bars?.stop();
+      bars = undefined;
+      byPhase.clear();
+    },
+  };
 }
 
-class PlainProgress implements Progress {
-  readonly #stream: NodeJS.WriteStream;
+function plainProgress(stream: NodeJS.WriteStream): Progress {
   /** What was last printed per phase, so that a line appears only when something a reader cares about changed. */
-  readonly #printed = new Map<Phase, string>();
-
-  constructor(stream: NodeJS.WriteStream) {
-    this.#stream = stream;
-  }
-
-  update(phase: Phase, value: number, total: number | undefined, status?: string): void {
-    const percent = total ? Math.floor((value / total) * 100) : undefined;
-    // A job's every step is news (polls are seconds apart); a transfer or a long run, every tenth.
-    const key = phase === 'render' ? `${status} ${value}` : `${status} ${percent === undefined ? '' : Math.floor(percent / 10)}`;
-    if (this.#printed.get(phase) === key) return;
-    this.#printed.set(phase, key);
-    this.log(`${phase}: ${[percent === undefined ? '' : `${percent}%`, describe(value, total, status)].filter(Boolean).join(' ')}`);
-  }
-
-  log(line: string): void {
-    this.#stream.write(`${line}\n`);
-  }
-
-  stop(): void {}
+  const printed = new Map<Phase, string>();
+  return {
+    update(phase, value, total, status) {
+      const percent = total ? Math.floor((value / total) * 100) : undefined;
+      // A job's every step is news (polls are seconds apart); a transfer or a long run, every tenth.
+      const key = phase === 'render' ? `${status} ${value}` : `${status} ${percent === undefined ? '' : Math.floor(percent / 10)}`;
+      if (printed.get(phase) === key) return;
+      printed.set(phase, key);
+      this.log(`${phase}: ${[percent === undefined ? '' : `${percent}%`, describe(value, total, status)].filter(Boolean).join(' ')}`);
+    },
+    log(line) {
+      stream.write(`${line}\n`);
+    },
+    stop() {},
+  };
 }

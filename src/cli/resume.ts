@@ -1,24 +1,8 @@
 import { APIError, VideoNotReadyError } from '../index.js';
-import type { Failure } from './failure.js';
+import type { Failure, Session, TrackedJob } from './session.js';
 
-/** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */
-export interface TrackedJob {
-  id: string;
-  /** The last status seen; undefined when not seen yet (`download` takes the user's word that it is COMPLETE). */
-  status?: string | undefined;
-  /** Where the command was to save the MP4; undefined when it saves nothing (`wait`). */
-  output?: string | undefined;
-}
-
-/** How the command was run, so that the suggested command reaches the same service the same way. */
-export interface ResumeContext {
-  /** The --base-url flag, when given (the environment variables carry over by themselves). */
-  baseUrlFlag?: string | undefined;
-  allowInsecureHttp?: boolean | undefined;
-  force?: boolean | undefined;
-  /** The create request went out in full, but no job was seen. */
-  uploadSent?: boolean | undefined;
-}
+/** How the command was run (the session's flags), so that the suggested command reaches the same service the same way. */
+type ResumeContext = Partial<Pick<Session, 'baseUrl' | 'allowInsecureHttp' | 'force' | 'uploadSent'>>;
 
 /** A word for a POSIX shell: left bare when safe, else single-quoted. */
 export function shellWord(word: string): string {
@@ -28,69 +12,56 @@ export function shellWord(word: string): string {
 /** An `avatar-video` command line with the global flags this run was given. */
 function cliCommand(context: ResumeContext, ...words: string[]): string {
   const globals = [
-    ...(context.baseUrlFlag ? ['--base-url', shellWord(context.baseUrlFlag)] : []),
+    ...(context.baseUrl ? ['--base-url', shellWord(context.baseUrl)] : []),
     ...(context.allowInsecureHttp ? ['--allow-insecure-http'] : []),
   ];
   return ['avatar-video', ...globals, ...words].join(' ');
 }
 
 /**
- * The command line that goes on with `job`: download it when COMPLETE (or not seen yet), else wait for it
- * (then download, when there is a file to save). Undefined when the job ended FAILED or CANCELLED: there
- * is nothing to resume.
+ * The command line that goes on with `job`: download it when COMPLETE (or not seen yet), else wait for it (then
+ * download, when there is a file to save). Undefined when the job ended FAILED or CANCELLED: nothing to resume.
  */
 export function resumeCommand(job: TrackedJob, context: ResumeContext = {}): string | undefined {
   if (job.status === 'FAILED' || job.status === 'CANCELLED') return undefined;
-  const command = (...words: string[]) => cliCommand(context, ...words);
   const id = shellWord(job.id);
-  const wait = command('wait', id);
+  const wait = cliCommand(context, 'wait', id);
   if (job.output === undefined) return wait;
-  const download = command('download', id, '-o', shellWord(job.output), ...(context.force ? ['--force'] : []));
+  const download = cliCommand(context, 'download', id, '-o', shellWord(job.output), ...(context.force ? ['--force'] : []));
   return job.status === 'COMPLETE' || job.status === undefined ? download : `${wait} && ${download}`;
 }
 
-/**
- * The upload went out but no answer came (Ctrl-C, a dropped connection, a timeout): the service may have
- * made the job all the same. Creates are never retried, so say where to look for it rather than run again.
- */
-function withUnknownJob(failure: Failure, context: ResumeContext): Failure {
-  const list = cliCommand(context, 'list');
-  return {
-    ...failure,
-    lines: [
-      ...failure.lines,
-      'the upload had been sent, so the service may have created the job anyway (and charged for it); before running',
-      `this again, look for it with \`${list}\`, then \`avatar-video wait <id>\` and \`avatar-video download <id>\``,
-    ],
-    json: { error: { ...failure.json.error, mayHaveCreatedJob: true, resume: list } },
-  };
+/** `failure` with more lines for a person and more fields in its `--json` error. */
+function adding(failure: Failure, lines: string[], fields: Record<string, unknown>): Failure {
+  return { ...failure, lines: [...failure.lines, ...lines], json: { error: { ...failure.json.error, ...fields } } };
 }
 
 /**
- * A run whose jobs are recorded in a manifest (`generate` of long audio, made in segments): the same
- * command again takes up every job already created and every segment already saved, so that command is
- * the way to go on. Added on stderr and as `videoIds` and `resume` in the `--json` error.
+ * A run whose jobs are recorded in a manifest (`generate` of long audio, made in segments): the same command
+ * again takes up every job already created and every segment already saved, so that command is the way to go on.
  */
 export function withRerun(failure: Failure, words: string[], videoIds: string[]): Failure {
   const resume = ['avatar-video', ...words.map(shellWord)].join(' ');
-  return {
-    ...failure,
-    lines: [
-      ...failure.lines,
-      `the segments' jobs${videoIds.length > 0 ? ` (${videoIds.join(', ')})` : ''} are recorded beside the output; to go on without paying for them again, run the same command:`,
-      `  ${resume}`,
-    ],
-    json: { error: { ...failure.json.error, videoIds, resume } },
-  };
+  const jobs = videoIds.length > 0 ? ` (${videoIds.join(', ')})` : '';
+  const advice = `the segments' jobs${jobs} are recorded beside the output; to go on without paying for them again, run the same command:`;
+  return adding(failure, [advice, `  ${resume}`], { videoIds, resume });
 }
 
 /**
- * Add to a failure the job's id and the command that goes on with it: on stderr for a person, as
- * `videoId` and `resume` in the `--json` error. Left as it is when there is no job, when the job ended,
- * or when the service does not know the id (404).
+ * Add to a failure the job's id and the command that goes on with it. Left as it is when there is no job, when
+ * the job ended, or when the service does not know the id (404).
  */
 export function withResume(failure: Failure, job: TrackedJob | undefined, error: unknown, context: ResumeContext = {}): Failure {
-  if (!job && context.uploadSent && !(error instanceof APIError)) return withUnknownJob(failure, context);
+  if (!job && context.uploadSent && !(error instanceof APIError)) {
+    // No answer came to a whole upload (Ctrl-C, a dropped connection, a timeout): the service may have made the job
+    // all the same. Creates are never retried, so say where to look for it rather than to run again.
+    const list = cliCommand(context, 'list');
+    const advice = [
+      'the upload had been sent, so the service may have created the job anyway (and charged for it); before running',
+      `this again, look for it with \`${list}\`, then \`avatar-video wait <id>\` and \`avatar-video download <id>\``,
+    ];
+    return adding(failure, advice, { mayHaveCreatedJob: true, resume: list });
+  }
   // A 404 before the job was ever seen: the service does not know this id (later, a 404 may be the file host's).
   if (!job || (job.status === undefined && error instanceof APIError && error.status === 404)) return failure;
   // `download` of a video not yet COMPLETE learns its status only from the error.
@@ -103,9 +74,5 @@ export function withResume(failure: Failure, job: TrackedJob | undefined, error:
       : job.status === 'COMPLETE'
         ? `video ${job.id} is COMPLETE on the service; to save it without paying again, run:`
         : `video ${job.id} keeps running on the service (it is paid for); to go on, run:`;
-  return {
-    ...failure,
-    lines: [...failure.lines, state, `  ${resume}`],
-    json: { error: { ...failure.json.error, videoId: job.id, resume } },
-  };
+  return adding(failure, [state, `  ${resume}`], { videoId: job.id, resume });
 }

@@ -1,10 +1,12 @@
-import { CommanderError } from 'commander';
-import { ExitCode } from './exit-codes.js';
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../index.js';
+import { registerBatch } from './commands/batch.js';
+import { registerJobCommands } from './commands/jobs.js';
+import { registerCreate, registerGenerate, registerValidate } from './commands/make.js';
+import { registerMock } from './commands/mock.js';
 import { cliFailure } from './failure.js';
-import { onInterrupt } from './interrupt.js';
-import { buildProgram } from './program.js';
 import { withRerun, withResume } from './resume.js';
-import { Session } from './session.js';
+import { ExitCode, Session } from './session.js';
 
 /** Where a run writes and what interrupts it, for a caller that runs the CLI in its own process (the tests). */
 export interface RunIO {
@@ -26,15 +28,69 @@ export async function run(argv: string[], io: RunIO = {}): Promise<ExitCode> {
   } catch (error) {
     // Commander has already printed its message (or the help / version asked for).
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    const described = cliFailure(error, interrupt.signal.aborted, { baseURL: session.serviceAddress, videoId: session.job?.id });
+    const described = cliFailure(error, interrupt.signal.aborted, session);
     const failure =
       session.rerun !== undefined
         ? withRerun(described, argv.slice(2), session.rerun.videoIds)
-        : withResume(described, session.job, error, session.resumeContext);
+        : withResume(described, session.job, error, session);
     session.fail(failure);
     return failure.exitCode;
   } finally {
     await session.close().catch(() => {});
     interrupt.dispose();
   }
+}
+
+const ENVIRONMENT = `
+Environment:
+  AVATAR_VIDEO_API_KEY   API key (there is no key flag, so keys stay out of shell history)
+  AVATAR_VIDEO_BASE_URL  service address, e.g. https://api.example.com (--base-url overrides it)
+  AVATAR_VIDEO_LOG       SDK log level: debug, info, warn (default), error, off
+  AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1  same as --allow-insecure-http
+  NO_COLOR               set to disable colour
+
+Exit codes: 0 success, 1 the API or the job failed, 2 usage or input error, 130 interrupted (Ctrl-C).`;
+
+/** The `avatar-video` command tree. Commander throws instead of exiting, so the caller picks the exit code. */
+function buildProgram(session: Session): Command {
+  const program = new Command('avatar-video')
+    .description('Make talking-avatar videos from an audio file and a portrait, with the avatar video API.')
+    .version(VERSION)
+    .option('--json', 'print results (and errors) as JSON on stdout')
+    .option('--base-url <url>', 'service address (default: $AVATAR_VIDEO_BASE_URL)')
+    .option('--allow-insecure-http', 'allow a plain http service address on another machine (the key crosses the network in clear)')
+    .addHelpText('after', ENVIRONMENT)
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeOut: (text) => session.stdout.write(text),
+      writeErr: (text) => session.stderr.write(text),
+      outputError: (message, write) => write(session.paint('red', message)),
+    })
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .hook('preAction', (_program, command) => session.configure(command.optsWithGlobals()));
+  // Subcommands made with .command() inherit exitOverride, the output settings and the help settings above.
+  for (const register of [registerGenerate, registerBatch, registerValidate, registerCreate, registerJobCommands, registerMock]) {
+    register(program, session);
+  }
+  return program;
+}
+
+/** Grace period for the aborted work to clean up (remove a partial file) before the process ends anyway. */
+const CLEANUP_MS = 3_000;
+
+/**
+ * Turn SIGINT into an abort, which every request, wait and download of the command listens to. The first Ctrl-C
+ * aborts the command, which then cleans up and exits 130; a second one, or cleanup taking too long, ends the process.
+ */
+function onInterrupt(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const handler = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    controller.abort(new Error('interrupted (Ctrl-C)'));
+    // unref: this timer never keeps a finished process alive, it only ends one that hangs.
+    setTimeout(() => process.exit(ExitCode.interrupted), CLEANUP_MS).unref();
+  };
+  process.on('SIGINT', handler);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };
 }

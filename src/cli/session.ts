@@ -1,21 +1,32 @@
+import { styleText } from 'node:util';
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
-import { baseUrlProblem } from './base-url.js';
-import { painter } from './color.js';
-import { ExitCode } from './exit-codes.js';
-import type { Failure } from './failure.js';
+import { isLoopbackHost } from '../internal/loopback.js';
 import { createProgress, type Progress } from './progress.js';
-import type { ResumeContext, TrackedJob } from './resume.js';
 import { type Problem, UsageError } from './usage-error.js';
 
-/** Options every command accepts. */
-export interface GlobalOptions {
-  json?: boolean;
-  baseUrl?: string;
-  allowInsecureHttp?: boolean;
+/**
+ * Exit codes of the `avatar-video` command, as `--help` lists them. Scripts branch on them, so they never change
+ * meaning. `usage`: nothing was sent (or nothing could be); `interrupted` is 128 + SIGINT, as shells report Ctrl-C.
+ */
+export const ExitCode = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** How a thrown error is reported: the exit code, lines for a person, and an object for `--json`. */
+export interface Failure {
+  exitCode: ExitCode;
+  lines: string[];
+  json: { error: Record<string, unknown> };
 }
 
-/** Values of a yes/no environment variable that mean yes. */
-const YES = /^(1|true|yes|on)$/i;
+/** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */
+export interface TrackedJob {
+  id: string;
+  /** The last status seen; undefined when not seen yet (`download` takes the user's word that it is COMPLETE). */
+  status?: string | undefined;
+  /** Where the command was to save the MP4; undefined when it saves nothing (`wait`). */
+  output?: string | undefined;
+}
 
 /**
  * What one run of the CLI shares between its parts: the options, the Ctrl-C signal, the client
@@ -24,14 +35,11 @@ const YES = /^(1|true|yes|on)$/i;
  */
 export class Session {
   json = false;
+  /** The --base-url flag, when given (a suggested command needs only this: the environment carries over by itself). */
   baseUrl: string | undefined;
   allowInsecureHttp = false;
-  /** The job this run created or follows, once it exists: a failure then says how to go on (resume.ts). */
   job: TrackedJob | undefined;
-  /**
-   * A run that records its jobs in a manifest (long audio) and has begun, with the job ids seen so far:
-   * a failure then says to run the same command again.
-   */
+  /** A run that records its jobs in a manifest (long audio), once begun: a failure then says to run it again. */
   rerun: { videoIds: string[] } | undefined;
   /** The whole create request went out: a failure before its answer may still leave a job on the service. */
   uploadSent = false;
@@ -39,7 +47,8 @@ export class Session {
   force = false;
   /** Exit code of a command that ran to its end without full success (a batch with failed items). */
   exitCode: ExitCode = ExitCode.ok;
-  readonly #paint: ReturnType<typeof painter>;
+  /** Colour for stderr: only on a terminal, and never when NO_COLOR is set and not empty (https://no-color.org). */
+  readonly paint: (style: Parameters<typeof styleText>[0], text: string) => string;
   #client: AvatarVideo | undefined;
   #progress: Progress | undefined;
 
@@ -48,23 +57,22 @@ export class Session {
     readonly stdout: NodeJS.WriteStream,
     readonly stderr: NodeJS.WriteStream,
   ) {
-    this.#paint = painter(stderr);
+    // Node 20's styleText checks neither itself.
+    const colour = Boolean(stderr.isTTY) && (process.env.NO_COLOR ?? '') === '';
+    this.paint = (style, text) => (colour ? styleText(style, text) : text);
   }
 
-  configure(options: GlobalOptions): void {
+  /** Take the options every command accepts. */
+  configure(options: { json?: boolean; baseUrl?: string; allowInsecureHttp?: boolean }): void {
     this.json = options.json ?? false;
     this.baseUrl = options.baseUrl;
-    this.allowInsecureHttp = options.allowInsecureHttp === true || YES.test(process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '');
+    const allowed = process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '';
+    this.allowInsecureHttp = options.allowInsecureHttp === true || /^(1|true|yes|on)$/i.test(allowed);
   }
 
   /** Follow a job from now on; call again with each new state seen. */
   track(video: { id: string; status?: string | undefined }, output?: string): void {
     this.job = { id: video.id, status: video.status, output: output ?? this.job?.output };
-  }
-
-  /** What a suggested command needs to reach the same service the same way. */
-  get resumeContext(): ResumeContext {
-    return { baseUrlFlag: this.baseUrl, allowInsecureHttp: this.allowInsecureHttp, force: this.force, uploadSent: this.uploadSent };
   }
 
   /** The service address in use, when one is configured. */
@@ -77,17 +85,12 @@ export class Session {
     if (this.#client) return this.#client;
     const problems: Problem[] = [];
     if (!process.env.AVATAR_VIDEO_API_KEY?.trim()) {
-      problems.push({
-        code: 'missing_api_key',
-        message: 'AVATAR_VIDEO_API_KEY is not set: export it (there is no key flag, to keep keys out of shell history)',
-      });
+      const message = 'AVATAR_VIDEO_API_KEY is not set: export it (there is no key flag, to keep keys out of shell history)';
+      problems.push({ code: 'missing_api_key', message });
     }
     const baseURL = this.baseUrl ?? process.env.AVATAR_VIDEO_BASE_URL?.trim();
-    if (!baseURL) problems.push({ code: 'missing_base_url', message: 'AVATAR_VIDEO_BASE_URL is not set: export it or pass --base-url' });
-    else {
-      const problem = baseUrlProblem(baseURL, this.baseUrl ? '--base-url' : 'AVATAR_VIDEO_BASE_URL', this.allowInsecureHttp);
-      if (problem) problems.push(problem);
-    }
+    const problem = baseUrlProblem(baseURL, this.baseUrl ? '--base-url' : 'AVATAR_VIDEO_BASE_URL', this.allowInsecureHttp);
+    if (problem) problems.push(problem);
     const missing = problems.filter((problem) => problem.code.startsWith('missing_')).at(-1);
     if (missing) missing.message += '; to try without an account, run `avatar-video mock` and export the two lines it prints';
     if (problems.length > 0) throw new UsageError(problems);
@@ -113,20 +116,21 @@ export class Session {
     this.stdout.write(this.json ? `${JSON.stringify(value, null, 2)}\n` : lines.map((line) => `${line}\n`).join(''));
   }
 
-  /** A line for a person on stderr; kept out of stdout so that `--json` output stays parseable. */
+  /** A line for a person on stderr (above any bars); kept out of stdout so that `--json` output stays parseable. */
   note(line: string): void {
-    this.#say(line);
+    if (this.#progress) this.#progress.log(line);
+    else this.stderr.write(`${line}\n`);
   }
 
   warn(line: string): void {
-    this.#say(`${this.#paint('yellow', 'warning:')} ${line}`);
+    this.note(`${this.paint('yellow', 'warning:')} ${line}`);
   }
 
   fail(failure: Failure): void {
     this.#progress?.stop();
     const [first = '', ...rest] = failure.lines;
-    const label = this.#paint('red', 'error:');
-    this.stderr.write([`${label} ${first}`, ...rest.map((line) => `  ${line}`)].map((line) => `${line}\n`).join(''));
+    const lines = [`${this.paint('red', 'error:')} ${first}`, ...rest.map((line) => `  ${line}`)];
+    this.stderr.write(lines.map((line) => `${line}\n`).join(''));
     if (this.json) this.stdout.write(`${JSON.stringify(failure.json, null, 2)}\n`);
   }
 
@@ -135,14 +139,33 @@ export class Session {
     await this.#client?.close();
   }
 
-  #say(line: string): void {
-    if (this.#progress) this.#progress.log(line);
-    else this.stderr.write(`${line}\n`);
-  }
-
   /** SDK log lines go through the progress display, so they do not tear a bar apart. */
   #logger(): Logger {
-    const line = (level: string) => (message: string) => this.#say(`${level}: ${message}`);
+    const line = (level: string) => (message: string) => this.note(`${level}: ${message}`);
     return { debug: line('debug'), info: line('info'), warn: line('warning'), error: line('error') };
   }
+}
+
+/**
+ * The mistakes people make with a service address, said with the fix: none, no scheme (suggest https://), and
+ * plain http to another machine (say how to allow it). Other malformed addresses are left to the SDK's own check.
+ * `source` is where the address came from: `--base-url` or `AVATAR_VIDEO_BASE_URL`.
+ */
+export function baseUrlProblem(raw: string | undefined, source: string, allowInsecureHttp: boolean): Problem | undefined {
+  if (!raw) return { code: 'missing_base_url', message: 'AVATAR_VIDEO_BASE_URL is not set: export it or pass --base-url' };
+  if (!raw.includes('://')) {
+    return {
+      code: 'base_url_scheme',
+      message: `${source} ${raw} has no scheme: use https://${raw.replace(/^\/+/, '')} (or http:// for a service on this machine)`,
+    };
+  }
+  if (!URL.canParse(raw)) return undefined;
+  const url = new URL(raw);
+  if (url.protocol !== 'http:' || allowInsecureHttp || isLoopbackHost(url.hostname)) return undefined;
+  return {
+    code: 'insecure_base_url',
+    message:
+      `${source} ${url.origin} uses plain http, which would send the API key in clear over the network: use https. ` +
+      'On a network you trust, allow it with --allow-insecure-http or AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1.',
+  };
 }

@@ -1,18 +1,14 @@
+import { AvatarVideoError, type BatchProblem } from '../index.js';
+
 /** One thing wrong with the command line or its inputs. `field` is the create parameter, when there is one. */
-export interface Problem {
-  field?: string;
-  code: string;
-  message: string;
-}
+export type Problem = Omit<BatchProblem, 'index' | 'key'>;
 
 /** The command cannot run as given (exit code 2). Carries every problem found, not just the first. */
-export class UsageError extends Error {
+export class UsageError extends AvatarVideoError {
   override name = 'UsageError';
-  readonly problems: Problem[];
 
-  constructor(problems: Problem[]) {
+  constructor(readonly problems: Problem[]) {
     super(problems.map((problem) => problem.message).join('\n'));
-    this.problems = problems;
   }
 }
 
@@ -27,4 +23,9 @@ export async function checkAll<T extends unknown[]>(...checks: { [K in keyof T]:
   if (other !== undefined) throw other;
   if (failures.length > 0) throw new UsageError(failures.flatMap((reason) => (reason as UsageError).problems));
   return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as T;
+}
+
+/** Why a file named on the command line cannot be read, in words for its author. */
+export function unreadable(error: unknown, path: string): string {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${path} does not exist` : `cannot read ${path}: ${(error as Error).message}`;
 }

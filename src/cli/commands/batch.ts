@@ -1,16 +1,12 @@
 import { join, resolve } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
-import { BatchInputError, type BatchProgress, type BatchSummary, OutputPathError } from '../../index.js';
-import { BATCH_COLUMNS, readBatchFile } from '../batch-items.js';
-import { writeReport } from '../batch-report.js';
-import { ExitCode } from '../exit-codes.js';
-import type { Session } from '../session.js';
+import type { Command } from 'commander';
+import { BatchInputError, type BatchProgress, OutputPathError } from '../../index.js';
+import { readBatchFile, writeReport } from '../batch-file.js';
+import { concurrency, NAME_OF_FIELD } from '../flags.js';
+import { ExitCode, type Session } from '../session.js';
 import { type Problem, UsageError } from '../usage-error.js';
 
-interface BatchFlags {
-  outDir: string;
-  concurrency: number | 'auto';
-}
+type BatchFlags = { outDir: string; concurrency: number | 'auto' };
 
 export function registerBatch(program: Command, session: Session): void {
   program
@@ -20,7 +16,7 @@ export function registerBatch(program: Command, session: Session): void {
     )
     .argument('<items>', 'items.csv or items.jsonl')
     .requiredOption('--out-dir <dir>', 'folder for <key>.mp4, report.csv and the resume ledger')
-    .option('--concurrency <n|auto>', "jobs at once: a number, or 'auto' to find the service's limit", concurrencyFlag, 'auto')
+    .option('--concurrency <n|auto>', "jobs at once: a number, or 'auto' to find the service's limit", concurrency, 'auto')
     .action((file: string, flags: BatchFlags) => runBatch(file, flags, session));
 }
 
@@ -33,9 +29,8 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
   const onInterrupt = () =>
     session.note(`stopping; run the same command again to resume: jobs already made in ${outDir} are not paid for twice`);
   session.signal.addEventListener('abort', onInterrupt, { once: true });
-  let summary: BatchSummary;
-  try {
-    summary = await client.videos.generateBatch(items, {
+  const summary = await client.videos
+    .generateBatch(items, {
       outputDir: outDir,
       concurrency: flags.concurrency,
       signal: session.signal,
@@ -43,14 +38,13 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
       onItem: (result) => {
         if (result.status === 'failed') session.note(`failed ${result.key}: ${result.error?.code} ${result.error?.message}`);
       },
-    });
-  } catch (error) {
-    if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
-    if (error instanceof OutputPathError) throw new UsageError([{ code: error.code, message: `--out-dir: ${error.message}` }]);
-    throw error;
-  } finally {
-    session.signal.removeEventListener('abort', onInterrupt);
-  }
+    })
+    .catch((error: unknown) => {
+      if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
+      if (error instanceof OutputPathError) throw new UsageError([{ code: error.code, message: `--out-dir: ${error.message}` }]);
+      throw error;
+    })
+    .finally(() => session.signal.removeEventListener('abort', onInterrupt));
   const report = join(outDir, 'report.csv');
   await writeReport(report, summary.results);
   const { completed, skipped, failed } = summary;
@@ -58,13 +52,6 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
     `${completed} completed, ${skipped} already saved, ${failed} failed, of ${summary.results.length}; report: ${report}`,
   ]);
   if (failed > 0) session.exitCode = ExitCode.failed;
-}
-
-function concurrencyFlag(value: string): number | 'auto' {
-  if (value === 'auto') return value;
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError("expected 'auto' or a whole number of at least 1.");
-  return number;
 }
 
 /** A bar with done, failed, running and ETA on a terminal; in a log, a line only when an item finishes. */
@@ -84,11 +71,9 @@ function formatEta(seconds: number): string {
   return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-const COLUMN_OF_FIELD = Object.fromEntries(Object.entries(BATCH_COLUMNS).map(([column, field]) => [field, column]));
-
 /** A batch problem as the file's author sees it: by line and column rather than item index and parameter. */
 function toProblem(p: BatchInputError['problems'][number], file: string, lines: number[]): Problem {
   const where = `${file}:${lines[p.index] ?? `item ${p.index + 1}`}`;
-  const column = p.field ? ` (${COLUMN_OF_FIELD[p.field] ?? p.field})` : '';
+  const column = p.field ? ` (${NAME_OF_FIELD[p.field] ?? p.field})` : '';
   return { ...(p.field ? { field: p.field } : {}), code: p.code, message: `${where}${p.key ? ` ${p.key}` : ''}${column}: ${p.message}` };
 }

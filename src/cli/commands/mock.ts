@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { port } from '../parse.js';
+import { port } from '../flags.js';
 import type { Session } from '../session.js';
 import { UsageError } from '../usage-error.js';
 
@@ -10,7 +10,11 @@ export function registerMock(program: Command, session: Session): void {
     .description('run the embedded mock API on 127.0.0.1 until Ctrl-C, to try the CLI and the SDK with no account')
     .option('--port <port>', 'port of the API (default: any free port)', port, 0)
     .action(async (flags: { port: number }) => {
-      const { startMockServer } = await loadTesting();
+      // The mock needs msw, an optional peer dependency; the testing module says so when it is missing (testing/msw.ts).
+      const { startMockServer } = await import('../../testing/index.js').catch((error: unknown) => {
+        if (!(error instanceof Error) || !error.message.startsWith('avatar-video/testing needs msw')) throw error;
+        throw new UsageError([{ code: 'missing_dependency', message: 'the mock needs msw: npm install msw' }]);
+      });
       const mock = await startMockServer({ port: flags.port });
       try {
         session.result({ baseURL: mock.baseURL, apiKey: mock.apiKey }, [
@@ -24,15 +28,4 @@ export function registerMock(program: Command, session: Session): void {
         await mock.close();
       }
     });
-}
-
-/** The mock needs msw, an optional peer dependency: say so plainly when it is not installed. */
-async function loadTesting() {
-  try {
-    return await import('../../testing/index.js');
-  } catch (error) {
-    // The testing module says this itself when msw is missing (testing/msw.ts); the CLI says it as a usage error.
-    if (!(error instanceof Error) || !error.message.startsWith('avatar-video/testing needs msw')) throw error;
-    throw new UsageError([{ code: 'missing_dependency', message: 'the mock needs msw: npm install msw' }]);
-  }
 }

@@ -1,21 +1,13 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Video, WaitProgress } from '../../index.js';
-import { formatBytes } from '../format.js';
-import { checkInputs, countUploads } from '../inputs.js';
-import { generateLong } from '../long.js';
-import { type MediaFlags, withMediaFlags } from '../media-flags.js';
-import { checkOutputFile } from '../output-file.js';
-import { secondsToMs } from '../parse.js';
+import { type MediaFlags, secondsToMs, withMediaFlags } from '../flags.js';
+import { formatBytes, formatMedia, formatVideo } from '../format.js';
+import { checkInputs, checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
 import { checkAll } from '../usage-error.js';
-import { downloadProgress, renderProgress, uploadMeter } from '../watch.js';
+import { countUploads, downloadProgress, longProgress, watchJob } from '../watch.js';
 
-interface GenerateFlags extends MediaFlags {
-  output?: string;
-  timeout?: number;
-  force?: boolean;
-}
+/** The commands that take input files: generate, validate and create. */
 
 export function registerGenerate(program: Command, session: Session): void {
   withMediaFlags(program.command('generate'), 'driving audio: WAV or MP3, at least 1 s; over 60 s is made in segments')
@@ -25,7 +17,7 @@ export function registerGenerate(program: Command, session: Session): void {
     .option('-o, --output <file>', 'where to save the MP4 (default: the audio file name with .mp4, in the current folder)')
     .option('-f, --force', 'replace the output file if it exists (default: refuse, before uploading anything)')
     .option('--timeout <seconds>', 'stop waiting for a job after this long; the job keeps running (default: 600)', secondsToMs)
-    .action(async (flags: GenerateFlags) => {
+    .action(async (flags: MediaFlags & { output?: string; timeout?: number; force?: boolean }) => {
       const output = flags.output ?? (flags.audio === undefined ? undefined : defaultOutput(flags.audio));
       session.force = flags.force === true;
       // Everything that could stop the run after the upload is checked before it: nothing is paid for in vain.
@@ -37,23 +29,17 @@ export function registerGenerate(program: Command, session: Session): void {
       for (const warning of inputs.checked.warnings) session.warn(warning);
       const path = output as string; // set whenever --audio is, and checkInputs requires --audio
       if (inputs.long) {
-        const made = await generateLong(client, inputs.params, { output: path, waitTimeout: flags.timeout }, session);
+        const options = { output: path, waitTimeout: flags.timeout, signal: session.signal, onProgress: longProgress(session) };
+        const made = await client.videos.generateLong(inputs.params, options);
         session.result(made, [
           `saved ${made.path} (${formatBytes(made.bytes)}, ${made.durationSeconds.toFixed(1)} s) from ${made.segments.length} segments`,
         ]);
         return;
       }
-      const render = renderProgress(session);
       // create + wait + download rather than videos.generate: the job is tracked from the moment it
       // exists, so any failure or Ctrl-C after that names it and the command that goes on with it.
-      const video = await client.videos.createAndWait(await countUploads(inputs.params, uploadMeter(session)), {
-        waitTimeout: flags.timeout,
-        signal: session.signal,
-        onProgress: (seen: Video, estimate: WaitProgress) => {
-          session.track(seen, path);
-          render(seen, estimate);
-        },
-      });
+      const wait = { waitTimeout: flags.timeout, signal: session.signal, onProgress: watchJob(session, path) };
+      const video = await client.videos.createAndWait(await countUploads(inputs.params, session), wait);
       const saved = await client.videos.download(video, path, { signal: session.signal, onProgress: downloadProgress(session) });
       session.result({ video, path: saved.path, bytes: saved.bytes }, [
         `saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${video.id}`,
@@ -65,4 +51,35 @@ export function registerGenerate(program: Command, session: Session): void {
 function defaultOutput(audio: string): string {
   const name = `${basename(audio, extname(audio))}.mp4`;
   return resolve(name) === resolve(audio) ? `${basename(audio, extname(audio))}-video.mp4` : name;
+}
+
+export function registerValidate(program: Command, session: Session): void {
+  withMediaFlags(program.command('validate'))
+    .description('check inputs locally, as `create` would, and print what was found; sends nothing and needs no key')
+    .action(async (flags: MediaFlags) => {
+      const { checked } = await checkInputs(flags, { allowLongAudio: false });
+      for (const warning of checked.warnings) session.warn(warning);
+      session.result({ valid: true, ...checked }, [
+        `audio   ${formatMedia(checked.audio)}`,
+        `${checked.visual.kind.padEnd(8)}${formatMedia(checked.visual)}`,
+        `mode    ${checked.generationMode}`,
+        'ok: these inputs can be uploaded',
+      ]);
+    });
+}
+
+export function registerCreate(program: Command, session: Session): void {
+  withMediaFlags(program.command('create'))
+    .description('check the inputs locally, start a video job and print it without waiting')
+    .addHelpText('after', '\nFollow up with `avatar-video wait <id>` and `avatar-video download <id>`.')
+    .action(async (flags: MediaFlags) => {
+      const [inputs, client] = await checkAll(
+        () => checkInputs(flags, { allowLongAudio: false }),
+        () => session.client(),
+      );
+      for (const warning of inputs.checked.warnings) session.warn(warning);
+      const params = await countUploads(inputs.params, session);
+      const video = await client.videos.create(params, { signal: session.signal });
+      session.result(video, formatVideo(video));
+    });
 }

@@ -1,34 +1,22 @@
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CsvError, parse } from 'csv-parse';
-import type { BatchItem } from '../index.js';
-import { UsageError } from './usage-error.js';
+import type { BatchItem, BatchItemResult } from '../index.js';
+import { MEDIA_FLAGS } from './flags.js';
+import { UsageError, unreadable } from './usage-error.js';
 
 /** Columns of a batch file (CSV header or JSONL field names) and the create parameter each fills. */
-export const BATCH_COLUMNS = {
-  key: 'key',
-  audio: 'audio_reference',
-  image: 'image_reference',
-  video: 'video_reference',
-  model: 'model',
-} as const;
-type Column = keyof typeof BATCH_COLUMNS;
-const PATH_COLUMNS = new Set<Column>(['audio', 'image', 'video']);
-
-/** The items of a batch file, read as a stream, and the line each came from (for messages). */
-export interface BatchFile {
-  items: AsyncIterable<BatchItem>;
-  /** Line number of the item at each index, filled in as items are read. */
-  lines: number[];
-}
+const BATCH_COLUMNS: Record<string, string> = { key: 'key', ...MEDIA_FLAGS, model: 'model' };
 
 /**
  * Open `items.csv` (header `key,audio,image,video,model`) or `items.jsonl` (one object per line with those
- * fields). Paths are relative to the file's folder. Problems of form (an unknown column, a broken line)
+ * fields) as a stream of items, with paths relative to the file's folder, and `lines`: the line of the item at
+ * each index, filled in as items are read (for messages). Problems of form (an unknown column, a broken line)
  * surface as UsageError while the items are read.
  */
-export function readBatchFile(path: string): BatchFile {
+export function readBatchFile(path: string): { items: AsyncIterable<BatchItem>; lines: number[] } {
   const extension = extname(path).toLowerCase();
   if (extension !== '.csv' && extension !== '.jsonl') {
     throw new UsageError([{ code: 'unsupported_batch_file', message: `${path}: give a .csv or a .jsonl file` }]);
@@ -45,10 +33,7 @@ export function readBatchFile(path: string): BatchFile {
   return { items: items(), lines };
 }
 
-interface Row {
-  line: number;
-  fields: Record<string, unknown>;
-}
+type Row = { line: number; fields: Record<string, unknown> };
 
 async function* csvRows(path: string): AsyncIterable<Row> {
   const parser = createReadStream(path).pipe(
@@ -60,7 +45,7 @@ async function* csvRows(path: string): AsyncIterable<Row> {
     }
   } catch (error) {
     if (error instanceof CsvError) throw new UsageError([{ code: 'invalid_csv', message: `${path}: ${error.message}` }]);
-    throw unreadable(error, path);
+    throw unreadableFile(error, path);
   }
 }
 
@@ -70,28 +55,23 @@ async function* jsonlRows(path: string): AsyncIterable<Row> {
     for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
       line += 1;
       if (text.trim() === '') continue;
+      const invalid = (why: string) => new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: ${why}` }]);
       let fields: unknown;
       try {
         fields = JSON.parse(text);
       } catch (error) {
-        throw new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: not JSON (${(error as Error).message})` }]);
+        throw invalid(`not JSON (${(error as Error).message})`);
       }
-      if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
-        throw new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: expected an object` }]);
-      }
+      if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw invalid('expected an object');
       checkColumns(Object.keys(fields), `${path}:${line}`);
       yield { line, fields: fields as Record<string, unknown> };
     }
   } catch (error) {
-    throw error instanceof UsageError ? error : unreadable(error, path);
+    throw error instanceof UsageError ? error : unreadableFile(error, path);
   }
 }
 
-function unreadable(error: unknown, path: string): UsageError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const message = code === 'ENOENT' ? `${path} does not exist` : `cannot read ${path}: ${(error as Error).message}`;
-  return new UsageError([{ code: 'unreadable_file', message }]);
-}
+const unreadableFile = (error: unknown, path: string) => new UsageError([{ code: 'unreadable_file', message: unreadable(error, path) }]);
 
 function checkColumns(names: string[], where: string): string[] {
   const unknown = names.filter((name) => !(name in BATCH_COLUMNS));
@@ -106,11 +86,29 @@ function checkColumns(names: string[], where: string): string[] {
 
 function toItem(fields: Record<string, unknown>, base: string, where: string): BatchItem {
   const item: Record<string, unknown> = {};
-  for (const [column, field] of Object.entries(BATCH_COLUMNS) as Array<[Column, string]>) {
+  for (const [column, field] of Object.entries(BATCH_COLUMNS)) {
     const value = fields[column];
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string') throw new UsageError([{ code: 'invalid_value', message: `${where}: '${column}' must be a string` }]);
-    item[field] = PATH_COLUMNS.has(column) ? resolve(base, value) : value;
+    item[field] = column in MEDIA_FLAGS ? resolve(base, value) : value;
   }
   return item as unknown as BatchItem;
+}
+
+/** A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+const csvField = (value: string | undefined = '') => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+
+/** Write one row per item: key, status, video id, path, error code and message, and a long item's segment jobs (`;` between). */
+export async function writeReport(path: string, results: BatchItemResult[]): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    await file.write('key,status,video_id,path,error_code,error_message,segment_ids\n');
+    const rows = results.map((r) =>
+      [r.key, r.status, r.videoId, r.path, r.error?.code, r.error?.message, r.segmentVideoIds?.join(';')].map(csvField).join(','),
+    );
+    // In slices, so that a report of many thousand rows is not one huge string.
+    for (let i = 0; i < rows.length; i += 1_000) await file.write(`${rows.slice(i, i + 1_000).join('\n')}\n`);
+  } finally {
+    await file.close();
+  }
 }

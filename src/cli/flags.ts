@@ -1,0 +1,45 @@
+import { type Command, InvalidArgumentError } from 'commander';
+
+/** The file flags of `generate`, `create` and `validate` (and columns of a batch file), and the create parameter each fills. */
+export const MEDIA_FLAGS = { audio: 'audio_reference', image: 'image_reference', video: 'video_reference' } as const;
+
+export type MediaFlags = Partial<Record<keyof typeof MEDIA_FLAGS | 'model', string>>;
+
+/** Each create parameter's flag (and batch column) name, in the order problems are listed. */
+export const NAME_OF_FIELD: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(MEDIA_FLAGS).map(([name, field]) => [field, name])),
+  model: 'model',
+};
+
+/** Problems are reported by flag (`--audio`), since that is what the user typed. */
+export function flagFor(field: string): string {
+  return NAME_OF_FIELD[field] ? `--${NAME_OF_FIELD[field]}` : field;
+}
+
+/** Add the input flags to a command. Exactly-one-of is checked by validation, which lists every problem at once. */
+export function withMediaFlags(command: Command, audio = 'driving audio: WAV or MP3, 1 to 60 s'): Command {
+  return command
+    .option('--audio <file>', audio)
+    .option('--image <file>', 'appearance image: JPEG or PNG (give this or --video)')
+    .option('--video <file>', 'appearance video: MP4 or MOV, 10 to 60 s (a gated preview)')
+    .option('--model <name>', 'model name, e.g. service-avatar-x (the service default) or service-video-1-latest');
+}
+
+/** An option parser for a number that `valid` accepts; commander reports `expected ...` as a usage error. */
+function numberFlag(valid: (number: number) => boolean, expected: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!valid(number)) throw new InvalidArgumentError(`expected ${expected}.`);
+    return number;
+  };
+}
+
+const isPositiveInteger = (number: number) => Number.isSafeInteger(number) && number >= 1;
+export const positiveInteger = numberFlag(isPositiveInteger, 'a whole number of at least 1');
+/** 0 means "any free port". */
+export const port = numberFlag((number) => Number.isInteger(number) && number >= 0 && number <= 65_535, 'a port from 0 to 65535');
+const seconds = numberFlag((number) => Number.isFinite(number) && number > 0, 'a number of seconds above 0');
+/** A duration given in seconds, returned in milliseconds (the SDK's unit). */
+export const secondsToMs = (value: string): number => Math.round(seconds(value) * 1000);
+const fixedConcurrency = numberFlag(isPositiveInteger, "'auto' or a whole number of at least 1");
+export const concurrency = (value: string): number | 'auto' => (value === 'auto' ? value : fixedConcurrency(value));
