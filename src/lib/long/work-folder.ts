@@ -10,7 +10,7 @@ import { openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { type LongManifest, ManifestWriter, readManifest, type SegmentRecord, sha256File } from './manifest.js';
-import { splitAudio } from './split-audio.js';
+import { type AudioSegment, splitAudio } from './split-audio.js';
 
 /** A long run's folder, ready for its segment jobs: inputs copied in, audio split, manifest saved. */
 export interface WorkFolder {
@@ -36,10 +36,7 @@ export async function prepareWorkFolder(
   const audioPath = await materialise(params.audio_reference, join(workDir, 'input-audio'));
   const visualPath = await materialise(params[visualField] as Uploadable, join(workDir, 'input-visual'));
   const model = params.model ? { model: params.model } : {};
-  const segmentParams = (audio: string): VideoCreateParams =>
-    visualField === 'video_reference'
-      ? { audio_reference: audio, video_reference: visualPath, ...model }
-      : { audio_reference: audio, image_reference: visualPath, ...model };
+  const segmentParams = (audio: string) => ({ audio_reference: audio, [visualField]: visualPath, ...model }) as VideoCreateParams;
   const input: LongManifest['input'] = {
     audioSha256: await sha256File(audioPath),
     visualSha256: await sha256File(visualPath),
@@ -64,11 +61,7 @@ export async function prepareWorkFolder(
 }
 
 /** The record of one split segment: a new one, or the earlier run's for the very same audio. */
-async function segmentRecord(
-  workDir: string,
-  segment: { index: number; path: string; startSeconds: number; durationSeconds: number },
-  existing: LongManifest | undefined,
-): Promise<SegmentRecord> {
+async function segmentRecord(workDir: string, segment: AudioSegment, existing: LongManifest | undefined): Promise<SegmentRecord> {
   const sha = await sha256File(segment.path);
   const previous = existing?.segments[segment.index];
   // Splitting is deterministic; a record is reused only for the very same segment audio.
@@ -106,14 +99,10 @@ async function materialise(input: Uploadable, target: string): Promise<string> {
   return target;
 }
 
+/** Whether the segment audio of an earlier split is all there, unchanged. */
 async function segmentsIntact(workDir: string, manifest: LongManifest): Promise<boolean> {
-  if (manifest.segments.length === 0) return false;
   for (const segment of manifest.segments) {
-    try {
-      if ((await sha256File(join(workDir, segment.audio))) !== segment.audioSha256) return false;
-    } catch {
-      return false;
-    }
+    if ((await sha256File(join(workDir, segment.audio)).catch(() => undefined)) !== segment.audioSha256) return false;
   }
-  return true;
+  return manifest.segments.length > 0;
 }
