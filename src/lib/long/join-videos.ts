@@ -4,7 +4,7 @@ import type { EncodedPacket, MetadataTags } from 'mediabunny';
 import { JoinError } from '../../errors.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
 import { loadMediabunny } from '../../internal/mediabunny.js';
-import { type AudioSettings, type Clip, countKeptPackets, differences, keptPackets, openClip, type VideoSettings } from './clip.js';
+import { type Clip, countKeptPackets, differences, keptPackets, openClip } from './clip.js';
 import { joinedTags } from './provenance.js';
 import { throwIfAborted } from './segment-file.js';
 
@@ -35,8 +35,8 @@ export interface JoinVideosResult {
 interface Plan {
   /** What pass one learns about each input; its file is closed again until pass two copies it. */
   clips: Array<Pick<Clip, 'path' | 'durationSeconds'>>;
-  video: VideoSettings;
-  audio: AudioSettings | null;
+  /** The first input's tracks, which every other input matches. */
+  first: Pick<Clip, 'videoSettings' | 'audioSettings'>;
   /** Packets each output track will receive: fast start reserves the room for their tables before the media data. */
   videoPackets: number;
   audioPackets: number;
@@ -80,10 +80,8 @@ export async function joinVideos(inputs: readonly string[], output: string, opti
 /** Pass one: open every input once, check it against the first, count its packets and read its tags. */
 async function planJoin(inputs: readonly string[], segmentIds: readonly string[] | undefined, signal?: AbortSignal): Promise<Plan> {
   let first: Clip | undefined;
-  const clips: Plan['clips'] = [];
   const allTags: MetadataTags[] = [];
-  let videoPackets = 0;
-  let audioPackets = 0;
+  const plan: Omit<Plan, 'first' | 'tags'> = { clips: [], videoPackets: 0, audioPackets: 0, durationSeconds: 0 };
   for (const path of inputs) {
     throwIfJoinAborted(signal);
     const clip = await openClip(path);
@@ -99,24 +97,17 @@ async function planJoin(inputs: readonly string[], segmentIds: readonly string[]
       }
       const video = await countKeptPackets(clip.video);
       if (!video.startsWithKey) throw new JoinError(path, `${basename(path)} cannot be joined: its video does not start with a keyframe.`);
-      videoPackets += video.count;
-      if (clip.audio) audioPackets += (await countKeptPackets(clip.audio)).count;
-      clips.push({ path, durationSeconds: clip.durationSeconds });
+      plan.videoPackets += video.count;
+      if (clip.audio) plan.audioPackets += (await countKeptPackets(clip.audio)).count;
+      plan.clips.push({ path, durationSeconds: clip.durationSeconds });
+      plan.durationSeconds += clip.durationSeconds;
       allTags.push(clip.tags);
     } finally {
       clip.input.dispose();
     }
   }
-  if (!first) throw new JoinError('', 'joinVideos needs at least one input file.');
-  return {
-    clips,
-    video: first.videoSettings,
-    audio: first.audioSettings,
-    videoPackets,
-    audioPackets,
-    tags: joinedTags(allTags, segmentIds),
-    durationSeconds: clips.reduce((sum, clip) => sum + clip.durationSeconds, 0),
-  };
+  // `first` is set: joinVideos refuses an empty list.
+  return { ...plan, first: first!, tags: joinedTags(allTags, segmentIds) };
 }
 
 /** Pass two: copy every input's packets, shifted by the inputs before it, into `path`. */
@@ -127,14 +118,15 @@ async function writeJoined(plan: Plan, path: string, options: JoinVideosOptions)
     format: new Mp4OutputFormat({ fastStart: 'reserve', metadataFormat: 'mdta' }),
     target: new FilePathTarget(path, { chunkSize: WRITE_CHUNK_BYTES }),
   });
-  const video = new EncodedVideoPacketSource(plan.video.kind);
-  output.addVideoTrack(video, { maximumPacketCount: Math.max(1, plan.videoPackets), rotation: plan.video.rotation });
-  const writeVideo = firstCarriesConfig((packet, meta) => video.add(packet, meta), plan.video.config);
+  const { videoSettings, audioSettings } = plan.first;
+  const video = new EncodedVideoPacketSource(videoSettings.kind);
+  output.addVideoTrack(video, { maximumPacketCount: Math.max(1, plan.videoPackets), rotation: videoSettings.rotation });
+  const writeVideo = firstCarriesConfig((packet, meta) => video.add(packet, meta), videoSettings.config);
   let writeAudio: PacketWriter | undefined;
-  if (plan.audio) {
-    const audio = new EncodedAudioPacketSource(plan.audio.kind);
+  if (audioSettings) {
+    const audio = new EncodedAudioPacketSource(audioSettings.kind);
     output.addAudioTrack(audio, { maximumPacketCount: Math.max(1, plan.audioPackets) });
-    writeAudio = firstCarriesConfig((packet, meta) => audio.add(packet, meta), plan.audio.config);
+    writeAudio = firstCarriesConfig((packet, meta) => audio.add(packet, meta), audioSettings.config);
   }
   output.setMetadataTags(plan.tags);
   try {
