@@ -158,11 +158,11 @@ async function generateInSegments(
     const { segments } = folder.writer.manifest;
     const results = await runPool(segments, segments.length, (segment, _index, stop) => runSegment(run, segment, stop));
     run.report('join');
-    const videos = segments.map((s) => join(workDir, s.video ?? ''));
-    const joined = await joinVideos(videos, outputPath, { signal: options.signal, metadata: { segmentIds: results.map((v) => v.id) } });
+    const files = segments.map((s) => join(workDir, s.video ?? ''));
+    const joined = await joinVideos(files, outputPath, { signal: options.signal, metadata: { segmentIds: results.map((v) => v.id) } });
     if (!options.keepWorkDir) await rm(workDir, { recursive: true, force: true });
     run.report('done');
-    return { path: joined.path, bytes: joined.bytes, durationSeconds: joined.durationSeconds, segments: results };
+    return { ...joined, segments: results };
   } catch (error) {
     throw namingRunJobs(diskError(error, outputPath), run);
   }

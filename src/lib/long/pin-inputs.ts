@@ -3,10 +3,8 @@ import { NamedUpload, type Uploadable } from '../../uploads.js';
 import { disposeAll, FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
 
 /**
- * Run `use` on create parameters whose inputs can all be read again. `generateLong` reads its inputs more than once
- * (validated, then split or uploaded), and a stream can be read only once: each one-shot input is spooled to a private
- * temporary file here, once, and replaced by that file under the same name; paths, buffers and blobs are kept as they
- * are. The spooled copies are removed once `use` settles.
+ * Run `use` on `params` with each one-shot input (a stream) spooled to a private temporary file under the same name,
+ * removed once `use` settles: `generateLong` reads its inputs more than once (validated, then split or uploaded).
  */
 export async function withPinnedInputs<T>(params: VideoCreateParams, use: (pinned: VideoCreateParams) => Promise<T>): Promise<T> {
   const record = { ...(params as unknown as Record<string, unknown>) };

@@ -3,20 +3,18 @@ import { ByteReader } from '../media/reader.js';
 import { scanMp3Frames } from './mp3-frames.js';
 import { quietestFrame } from './quiet-points.js';
 import type { SegmentPart } from './segment-file.js';
-import { type PlannedSegment, planSegments, type SplitSettings } from './split-plan.js';
+import { planSegments, type SplitSettings } from './split-plan.js';
 
 /** Quietness is averaged over about 100 ms of frames, so that a pause between words beats a dip inside one. */
 const SMOOTHING_SECONDS = 0.1;
 
 /**
- * Plan the cuts of an MP3 at frame boundaries, at the quietest frames by `estimatedEnergy` (a heuristic: where it errs,
- * the cut is still a frame boundary inside the limits). Each segment is its frames alone: no ID3 tag, no Xing/LAME
- * header (whose frame count and gapless trim would be wrong for a part), so it measures exactly its frame count.
- *
- * A segment's first frame may borrow bits from frames before the cut (the bit reservoir); a decoder then plays that
- * one frame (26 ms at 44.1 kHz, 72 ms at 8 kHz) as silence, which at a pause is what it was anyway.
+ * Plan the cuts of an MP3 at frame boundaries, at the quietest frames by `estimatedEnergy`. Each segment is its frames
+ * alone: an ID3 tag or a Xing/LAME header (frame count, gapless trim) would be wrong for a part. A segment's first
+ * frame may borrow bits from frames before the cut (the bit reservoir); a decoder then plays that one frame (26 ms at
+ * 44.1 kHz, 72 ms at 8 kHz) as silence, which at a pause is what it was anyway.
  */
-export async function planMp3Split(source: LocalSource, settings: SplitSettings): Promise<PlannedSegment[]> {
+export async function planMp3Split(source: LocalSource, settings: SplitSettings) {
   const frames = await scanMp3Frames(new ByteReader(source));
   const framesPerSecond = frames.header.sampleRate / frames.header.samplesPerFrame;
   const smoothing = Math.max(1, Math.round(SMOOTHING_SECONDS * framesPerSecond));

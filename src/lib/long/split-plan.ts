@@ -3,26 +3,14 @@ import { planCuts } from './quiet-points.js';
 import { type SegmentPart, throwIfAborted } from './segment-file.js';
 
 /** The options of `splitAudio`, checked and with their defaults. */
-export interface SplitSettings {
-  maxSeconds: number;
-  minSeconds: number;
-  windowSeconds: number;
-  signal: AbortSignal | undefined;
-}
-
-/** One planned segment: where it starts, how long it lasts, and the bytes that make its file. */
-export interface PlannedSegment {
-  startSeconds: number;
-  durationSeconds: number;
-  parts: SegmentPart[];
-}
+export type SplitSettings = ReturnType<typeof splitSettings>;
 
 export function splitSettings(options: {
   maxSegmentSeconds?: number;
   minSegmentSeconds?: number;
   searchWindowSeconds?: number;
   signal?: AbortSignal;
-}): SplitSettings {
+}) {
   const maxSeconds = options.maxSegmentSeconds ?? 60;
   const minSeconds = options.minSegmentSeconds ?? 1;
   const windowSeconds = options.searchWindowSeconds ?? 10;
@@ -37,7 +25,8 @@ export function splitSettings(options: {
 
 /**
  * The segments of audio `total` units long (`perSecond` of them a second: samples, or MP3 frames), cut at
- * `quietest(from, to)` within each search window (see `planCuts`), each made of the bytes `parts(start, end)`.
+ * `quietest(from, to)` within each search window (see `planCuts`): where each starts, how long it lasts, and the
+ * bytes that make its file, `parts(start, end)`.
  */
 export async function planSegments(
   settings: SplitSettings,
@@ -45,7 +34,7 @@ export async function planSegments(
   perSecond: number,
   quietest: (from: number, to: number) => Promise<number> | number,
   parts: (start: number, end: number) => SegmentPart[],
-): Promise<PlannedSegment[]> {
+) {
   // The limits in whole units, rounded so that they hold in seconds too.
   const max = Math.floor(settings.maxSeconds * perSecond + 1e-9);
   const min = Math.max(1, Math.ceil(settings.minSeconds * perSecond - 1e-9));

@@ -4,7 +4,7 @@ import { readWavLayout, type WavLayout } from '../media/wav.js';
 import { frameEnergies, sampleReader } from './pcm-energy.js';
 import { quietestFrame } from './quiet-points.js';
 import type { SegmentPart } from './segment-file.js';
-import { type PlannedSegment, planSegments, type SplitSettings, unsupportedAudio } from './split-plan.js';
+import { planSegments, type SplitSettings, unsupportedAudio } from './split-plan.js';
 
 /** Energy is measured over 20 ms frames (shorter than a syllable, longer than a pitch period)... */
 const ENERGY_FRAME_SECONDS = 0.02;
@@ -18,7 +18,7 @@ const READ_BYTES = 1024 * 1024;
  * own fmt chunk (extensible format, channel mask and all), a fact chunk for the non-integer codings that the RIFF
  * rules want it for, and its slice of the data chunk. Other chunks (LIST/INFO, cue points) are not carried over.
  */
-export async function planWavSplit(source: LocalSource, settings: SplitSettings): Promise<PlannedSegment[]> {
+export async function planWavSplit(source: LocalSource, settings: SplitSettings) {
   const layout = await readWavLayout(new ByteReader(source));
   const { fmt } = layout;
   const read = sampleReader(fmt);
