@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
@@ -37,12 +35,6 @@ export interface SegmentRecord {
 }
 
 const MANIFEST_NAME = 'manifest.json';
-
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 export async function readManifest(workDir: string): Promise<LongManifest | undefined> {
   const path = join(workDir, MANIFEST_NAME);
