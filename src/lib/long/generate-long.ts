@@ -203,7 +203,6 @@ function progressReporter(writer: ManifestWriter, live: Map<number, number>, onP
  * made again after the failures retry.ts says (as a batch's item is), then save it in the work folder.
  */
 async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSignal): Promise<Video> {
-  const { signal } = run.requestOptions;
   if (segment.status === 'downloaded' && segment.jobId && (await sizeMatches(join(run.workDir, segment.video ?? ''), segment.bytes))) {
     return run.videos.retrieve(segment.jobId, run.requestOptions);
   }
@@ -229,7 +228,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
     const video = await makeJob(plan, {
       places: run.places,
       maxAttempts: run.maxSegmentAttempts,
-      signal,
+      signal: run.requestOptions.signal,
       stop,
       aborted: 'Generation was aborted.',
     });
