@@ -11,23 +11,10 @@ export interface Clip {
   audio: InputAudioTrack | null;
   /** End of the clip on its own timeline: the later of its video and audio ends (computeDuration, edit lists applied). */
   durationSeconds: number;
-  videoSettings: VideoSettings;
-  audioSettings: AudioSettings | null;
+  /** `kind` is mediabunny's codec name ('avc'), for the output track; `config.codec` the full one ('avc1.4d4032'). */
+  videoSettings: { config: VideoDecoderConfig; kind: VideoCodec; width: number; height: number; rotation: Rotation };
+  audioSettings: { config: AudioDecoderConfig; kind: AudioCodec } | null;
   tags: MetadataTags;
-}
-
-export interface VideoSettings {
-  config: VideoDecoderConfig;
-  /** mediabunny's codec name ('avc'), for the output track; `config.codec` is the full string ('avc1.4d4032'). */
-  kind: VideoCodec;
-  width: number;
-  height: number;
-  rotation: Rotation;
-}
-
-export interface AudioSettings {
-  config: AudioDecoderConfig;
-  kind: AudioCodec;
 }
 
 /**
