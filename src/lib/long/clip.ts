@@ -11,28 +11,10 @@ export interface Clip {
   audio: InputAudioTrack | null;
   /** End of the clip on its own timeline: the later of its video and audio ends (computeDuration, edit lists applied). */
   durationSeconds: number;
-  videoSettings: VideoSettings;
-  audioSettings: AudioSettings | null;
+  /** `kind` is mediabunny's codec name ('avc'), for the output track; `config.codec` the full one ('avc1.4d4032'). */
+  videoSettings: { config: VideoDecoderConfig; kind: VideoCodec; width: number; height: number; rotation: Rotation };
+  audioSettings: { config: AudioDecoderConfig; kind: AudioCodec } | null;
   tags: MetadataTags;
-}
-
-export interface VideoSettings {
-  config: VideoDecoderConfig;
-  /** mediabunny's codec name ('avc'), for the output track. */
-  kind: VideoCodec;
-  /** Full codec string ('avc1.4d4032'): profile and level included. */
-  codec: string;
-  width: number;
-  height: number;
-  rotation: Rotation;
-}
-
-export interface AudioSettings {
-  config: AudioDecoderConfig;
-  kind: AudioCodec;
-  codec: string;
-  sampleRate: number;
-  channels: number;
 }
 
 /**
@@ -65,21 +47,11 @@ export async function openClip(path: string): Promise<Clip> {
       videoSettings: {
         config: videoConfig,
         kind: videoKind,
-        codec: videoConfig.codec,
         width: await video.getCodedWidth(),
         height: await video.getCodedHeight(),
         rotation: await video.getRotation(),
       },
-      audioSettings:
-        audio && audioConfig && audioKind
-          ? {
-              config: audioConfig,
-              kind: audioKind,
-              codec: audioConfig.codec,
-              sampleRate: audioConfig.sampleRate,
-              channels: audioConfig.numberOfChannels,
-            }
-          : null,
+      audioSettings: audio && audioConfig && audioKind ? { config: audioConfig, kind: audioKind } : null,
       tags: await input.getMetadataTags(),
     };
   } catch (error) {
@@ -111,12 +83,10 @@ export async function countKeptPackets(track: InputTrack): Promise<{ count: numb
   return { count, startsWithKey };
 }
 
-const sameBytes = (a: AllowSharedBufferSource | undefined, b: AllowSharedBufferSource | undefined) => {
-  if (a === undefined || b === undefined) return a === b;
-  const x = ArrayBuffer.isView(a) ? new Uint8Array(a.buffer, a.byteOffset, a.byteLength) : new Uint8Array(a);
-  const y = ArrayBuffer.isView(b) ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
-  return x.length === y.length && x.every((byte, i) => byte === y[i]);
-};
+const bytesOf = (a: AllowSharedBufferSource) =>
+  ArrayBuffer.isView(a) ? new Uint8Array(a.buffer, a.byteOffset, a.byteLength) : new Uint8Array(a);
+const sameBytes = (a: AllowSharedBufferSource | undefined, b: AllowSharedBufferSource | undefined) =>
+  a === undefined || b === undefined ? a === b : Buffer.compare(bytesOf(a), bytesOf(b)) === 0;
 
 /**
  * What differs between `clip` and `first` that one MP4 track cannot hold: an MP4 track has a single sample
@@ -129,22 +99,22 @@ export function differences(first: Clip, clip: Clip): string[] {
   };
   const v = clip.videoSettings;
   const v0 = first.videoSettings;
-  compare('video codec', v.codec, v0.codec);
+  compare('video codec', v.config.codec, v0.config.codec);
   compare('video size', `${v.width}x${v.height}`, `${v0.width}x${v0.height}`);
   compare('video rotation', v.rotation, v0.rotation);
-  if (v.codec === v0.codec && !sameBytes(v.config.description, v0.config.description)) {
+  if (v.config.codec === v0.config.codec && !sameBytes(v.config.description, v0.config.description)) {
     found.push('video decoder configuration (SPS/PPS) differs from the first input');
   }
-  const a = clip.audioSettings;
-  const a0 = first.audioSettings;
+  const a = clip.audioSettings?.config;
+  const a0 = first.audioSettings?.config;
   if (!a || !a0) {
     compare('audio track', a ? 'present' : 'absent', a0 ? 'present' : 'absent');
     return found;
   }
   compare('audio codec', a.codec, a0.codec);
   compare('audio sample rate', `${a.sampleRate} Hz`, `${a0.sampleRate} Hz`);
-  compare('audio channels', a.channels, a0.channels);
-  if (a.codec === a0.codec && !sameBytes(a.config.description, a0.config.description)) {
+  compare('audio channels', a.numberOfChannels, a0.numberOfChannels);
+  if (a.codec === a0.codec && !sameBytes(a.description, a0.description)) {
     found.push('audio decoder configuration differs from the first input');
   }
   return found;

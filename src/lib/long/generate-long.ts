@@ -17,7 +17,7 @@ import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
 import { joinVideos } from './join-videos.js';
 import type { ManifestWriter, SegmentRecord } from './manifest.js';
-import { pinOneShotInputs } from './pin-inputs.js';
+import { withPinnedInputs } from './pin-inputs.js';
 import { prepareWorkFolder, type WorkFolder } from './work-folder.js';
 
 /**
@@ -101,64 +101,68 @@ export async function generateLong(
   const bounds = concurrencyBounds(options.concurrency, 'concurrency');
   // The joined MP4 is written last, after every segment is paid for: a save bound to fail must fail first.
   await checkOutputPath(options.output);
-  // Streams are read twice below (checked, then split or uploaded): spool them once first.
+  const settings = runSettings(options);
   try {
-    const pinned = await pinOneShotInputs(params);
-    try {
-      return await generatePinned(videos, pinned.params, options, jobPlaces(places, bounds));
-    } finally {
-      await pinned.dispose();
-    }
+    // Streams are read twice below (checked, then split or uploaded): spool them once first.
+    return await withPinnedInputs(params, async (pinned) => {
+      // Formats and the visual reference are checked once; the audio may be as long as it likes here.
+      const checked = await validateCreateParams(pinned, { maxAudioSeconds: Number.POSITIVE_INFINITY });
+      const durationSeconds = checked.audio.durationSeconds ?? 0;
+      if (durationSeconds > (options.maxSegmentSeconds ?? 60)) {
+        return await generateInSegments(pinned, options, { ...settings, videos, places: jobPlaces(places, bounds) });
+      }
+      const { requestOptions, waitOptions } = settings;
+      const { video, path, bytes } = await videos.generate(pinned, { ...requestOptions, ...waitOptions, output: options.output });
+      options.onProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
+      return { path, bytes, durationSeconds, segments: [video] };
+    });
   } catch (error) {
     throw diskError(error, typeof options.output === 'string' ? resolve(options.output) : 'the long video');
   }
 }
 
-async function generatePinned(
-  videos: LongRunVideos,
+/** What each segment's calls take from the run's options: its create and retrieve, its wait, its download (as on `generate`). */
+function runSettings(options: GenerateLongOptions) {
+  const { signal, timeout, maxRetries } = options;
+  return {
+    requestOptions: { timeout, maxRetries, maxRetryDelay: options.maxRetryDelay, headers: options.headers, signal },
+    waitOptions: { pollInterval: options.pollInterval, maxPollInterval: options.maxPollInterval, waitTimeout: options.waitTimeout, signal },
+    downloadOptions: { signal, timeout, maxRetries },
+    maxSegmentAttempts: options.maxSegmentAttempts ?? DEFAULT_JOB_ATTEMPTS,
+  };
+}
+
+/** What every segment job of one long run shares. */
+interface LongRun extends WorkFolder, ReturnType<typeof runSettings> {
+  videos: LongRunVideos;
+  places: JobPlaces;
+  /** Live progress (0 to 90) of the segments whose job runs, by index. */
+  live: Map<number, number>;
+  report: (phase: LongProgress['phase']) => void;
+}
+
+/** Audio too long for one job: split it in the work folder, make every segment's video, join them into `output`. */
+async function generateInSegments(
   params: VideoCreateParams,
   options: GenerateLongOptions,
-  places: JobPlaces,
+  shared: Omit<LongRun, keyof WorkFolder | 'live' | 'report'>,
 ): Promise<GenerateLongResult> {
-  const { output, maxSegmentSeconds = 60, keepWorkDir = false, signal } = options;
-  const { waitOptions, requestOptions } = callOptions(options);
-  // Formats and the visual reference are checked once; the audio may be as long as it likes here.
-  const checked = await validateCreateParams(params, { maxAudioSeconds: Number.POSITIVE_INFINITY });
-  if ((checked.audio.durationSeconds ?? 0) <= maxSegmentSeconds) {
-    const { video, path, bytes } = await videos.generate(params, { ...requestOptions, ...waitOptions, output });
-    options.onProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
-    return { path, bytes, durationSeconds: checked.audio.durationSeconds ?? 0, segments: [video] };
-  }
-
-  const outputPath = resolve(output);
+  const outputPath = resolve(options.output);
   const workDir = resolve(options.workDir ?? join(dirname(outputPath), `.${basename(outputPath)}.parts`));
-  const folder = await prepareWorkFolder(workDir, params, maxSegmentSeconds, signal);
-  const report = progressReporter(folder.writer, options.onProgress);
-  report('split');
-  const run: LongRun = {
-    ...folder,
-    videos,
-    places,
-    waitOptions,
-    requestOptions,
-    downloadOptions: { signal, timeout: options.timeout, maxRetries: options.maxRetries },
-    maxSegmentAttempts: options.maxSegmentAttempts ?? DEFAULT_JOB_ATTEMPTS,
-    live: new Map(),
-    report,
-  };
+  const folder = await prepareWorkFolder(workDir, params, options.maxSegmentSeconds ?? 60, options.signal);
+  const live = new Map<number, number>();
+  const run: LongRun = { ...shared, ...folder, live, report: progressReporter(folder.writer, live, options.onProgress) };
+  run.report('split');
   try {
     // Every segment at once: the client's limiter decides how many jobs run, and `stop` ends the waits of the rest.
     const { segments } = folder.writer.manifest;
     const results = await runPool(segments, segments.length, (segment, _index, stop) => runSegment(run, segment, stop));
-    report('join');
-    const joined = await joinVideos(
-      folder.writer.manifest.segments.map((s) => join(workDir, s.video ?? '')),
-      outputPath,
-      { signal, metadata: { segmentIds: results.map((v) => v.id) } },
-    );
-    if (!keepWorkDir) await rm(workDir, { recursive: true, force: true });
-    report('done');
-    return { path: joined.path, bytes: joined.bytes, durationSeconds: joined.durationSeconds, segments: results };
+    run.report('join');
+    const files = segments.map((s) => join(workDir, s.video ?? ''));
+    const joined = await joinVideos(files, outputPath, { signal: options.signal, metadata: { segmentIds: results.map((v) => v.id) } });
+    if (!options.keepWorkDir) await rm(workDir, { recursive: true, force: true });
+    run.report('done');
+    return { ...joined, segments: results };
   } catch (error) {
     throw namingRunJobs(diskError(error, outputPath), run);
   }
@@ -177,55 +181,21 @@ function namingRunJobs(error: unknown, run: LongRun): unknown {
   return namingJob(error, ids[0], advice);
 }
 
-/** The options of each segment's wait and of each request, picked from the run's options. */
-function callOptions(options: GenerateLongOptions): { waitOptions: WaitOptions; requestOptions: RequestOptions } {
-  const { signal } = options;
-  return {
-    waitOptions: { pollInterval: options.pollInterval, maxPollInterval: options.maxPollInterval, waitTimeout: options.waitTimeout, signal },
-    requestOptions: {
-      timeout: options.timeout,
-      maxRetries: options.maxRetries,
-      maxRetryDelay: options.maxRetryDelay,
-      headers: options.headers,
-      signal,
-    },
-  };
-}
-
-type ReportProgress = (phase: LongProgress['phase'], live?: Map<number, number>) => void;
-
-/** Overall progress from the manifest and the live progress (0 to 90) of the segments whose job runs. */
-function progressReporter(writer: ManifestWriter, onProgress: GenerateLongOptions['onProgress']): ReportProgress {
-  return (phase, live = new Map<number, number>()) => {
+/** Overall progress, weighted by segment duration, from the manifest and the live progress of the running jobs. */
+function progressReporter(writer: ManifestWriter, live: Map<number, number>, onProgress: GenerateLongOptions['onProgress']) {
+  return (phase: LongProgress['phase']) => {
     if (!onProgress) return;
     const total = writer.manifest.segments.reduce((sum, s) => sum + s.durationSeconds, 0) || 1;
     let done = 0;
     const segments = writer.manifest.segments.map((s) => {
       const progress = s.status === 'downloaded' ? 100 : (live.get(s.index) ?? 0);
       done += (s.durationSeconds / total) * (progress / 100);
-      return {
-        index: s.index,
-        status: live.has(s.index) && s.status !== 'downloaded' ? ('processing' as const) : s.status,
-        progress,
-        jobId: s.jobId,
-      };
+      const status = live.has(s.index) && s.status !== 'downloaded' ? ('processing' as const) : s.status;
+      return { index: s.index, status, progress, jobId: s.jobId };
     });
     const fraction = phase === 'done' ? 1 : SPLIT_SHARE + done * (1 - SPLIT_SHARE - JOIN_SHARE) + (phase === 'join' ? JOIN_SHARE / 2 : 0);
     onProgress({ phase, fraction, segments });
   };
-}
-
-/** What every segment job of one long run shares. */
-interface LongRun extends WorkFolder {
-  videos: LongRunVideos;
-  places: JobPlaces;
-  waitOptions: WaitOptions;
-  requestOptions: RequestOptions;
-  downloadOptions: DownloadOptions;
-  maxSegmentAttempts: number;
-  /** Live progress of the segments whose job runs, by index. */
-  live: Map<number, number>;
-  report: ReportProgress;
 }
 
 /**
@@ -233,7 +203,6 @@ interface LongRun extends WorkFolder {
  * made again after the failures retry.ts says (as a batch's item is), then save it in the work folder.
  */
 async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSignal): Promise<Video> {
-  const { signal } = run.requestOptions;
   if (segment.status === 'downloaded' && segment.jobId && (await sizeMatches(join(run.workDir, segment.video ?? ''), segment.bytes))) {
     return run.videos.retrieve(segment.jobId, run.requestOptions);
   }
@@ -250,7 +219,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
         ...run.waitOptions,
         onProgress: (v) => {
           run.live.set(segment.index, (v.progress ?? 0) * 0.9);
-          run.report('segments', run.live);
+          run.report('segments');
         },
       }),
     ended: (jobId, error) => recordFailedJob(run, segment, jobId, error),
@@ -259,7 +228,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
     const video = await makeJob(plan, {
       places: run.places,
       maxAttempts: run.maxSegmentAttempts,
-      signal,
+      signal: run.requestOptions.signal,
       stop,
       aborted: 'Generation was aborted.',
     });
@@ -279,17 +248,12 @@ async function saveSegment(run: LongRun, segment: SegmentRecord, video: Video): 
   Object.assign(segment, { status: 'downloaded', video: relative(run.workDir, file), bytes: saved.bytes });
   await run.writer.save();
   run.live.delete(segment.index);
-  run.report('segments', run.live);
+  run.report('segments');
   return video;
 }
 
 /** Record a FAILED or CANCELLED job so that a rerun creates the segment again; the segment's jobs ended so far. */
-async function recordFailedJob(
-  run: LongRun,
-  segment: SegmentRecord,
-  jobId: string,
-  error: VideoFailedError | VideoCancelledError,
-): Promise<number> {
+async function recordFailedJob(run: LongRun, segment: SegmentRecord, jobId: string, error: VideoFailedError | VideoCancelledError) {
   const failure =
     error instanceof VideoFailedError
       ? { code: error.code ?? 'FAILED', message: error.message }
@@ -301,10 +265,5 @@ async function recordFailedJob(
 }
 
 async function sizeMatches(path: string, bytes: number | null): Promise<boolean> {
-  if (bytes === null) return false;
-  try {
-    return (await stat(path)).size === bytes;
-  } catch {
-    return false;
-  }
+  return bytes !== null && (await stat(path).catch(() => undefined))?.size === bytes;
 }

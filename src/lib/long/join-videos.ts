@@ -1,11 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { EncodedPacket, MetadataTags } from 'mediabunny';
-import { APIUserAbortError, JoinError } from '../../errors.js';
+import { JoinError } from '../../errors.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
 import { loadMediabunny } from '../../internal/mediabunny.js';
-import { type AudioSettings, type Clip, countKeptPackets, differences, keptPackets, openClip, type VideoSettings } from './clip.js';
+import { type Clip, countKeptPackets, differences, keptPackets, openClip } from './clip.js';
 import { joinedTags } from './provenance.js';
+import { throwIfAborted } from './segment-file.js';
 
 export interface JoinVideosOptions {
   /** Stops the join: the temporary file is removed and the call rejects with `APIUserAbortError`. */
@@ -31,16 +32,11 @@ export interface JoinVideosResult {
   durationSeconds: number;
 }
 
-/** What pass one learns about an input; its file is closed again until pass two copies it. */
-interface PlannedClip {
-  path: string;
-  durationSeconds: number;
-}
-
 interface Plan {
-  clips: PlannedClip[];
-  video: VideoSettings;
-  audio: AudioSettings | null;
+  /** What pass one learns about each input; its file is closed again until pass two copies it. */
+  clips: Array<Pick<Clip, 'path' | 'durationSeconds'>>;
+  /** The first input's tracks, which every other input matches. */
+  first: Pick<Clip, 'videoSettings' | 'audioSettings'>;
   /** Packets each output track will receive: fast start reserves the room for their tables before the media data. */
   videoPackets: number;
   audioPackets: number;
@@ -51,10 +47,7 @@ interface Plan {
 /** Bytes gathered per write: mediabunny's 16 MiB default cost about 30 MB more peak RSS in bench/join.ts and gained no speed. */
 const WRITE_CHUNK_BYTES = 2 * 1024 * 1024;
 
-const abortError = (signal: AbortSignal) => new APIUserAbortError('The join was aborted.', { cause: signal.reason });
-const throwIfAborted = (signal: AbortSignal | undefined) => {
-  if (signal?.aborted) throw abortError(signal);
-};
+const throwIfJoinAborted = (signal: AbortSignal | undefined) => throwIfAborted(signal, 'The join');
 
 /**
  * Join MP4 files end to end into one MP4 without re-encoding, reading and writing packets with mediabunny.
@@ -78,7 +71,7 @@ const throwIfAborted = (signal: AbortSignal | undefined) => {
 export async function joinVideos(inputs: readonly string[], output: string, options: JoinVideosOptions = {}): Promise<JoinVideosResult> {
   const { signal } = options;
   if (inputs.length === 0) throw new JoinError(output, 'joinVideos needs at least one input file.');
-  throwIfAborted(signal);
+  throwIfJoinAborted(signal);
   const plan = await planJoin(inputs, options.metadata?.segmentIds, signal);
   await writeFileAtomic(output, (file) => writeJoined(plan, file.path, options));
   return { path: output, bytes: (await stat(output)).size, durationSeconds: plan.durationSeconds };
@@ -87,12 +80,10 @@ export async function joinVideos(inputs: readonly string[], output: string, opti
 /** Pass one: open every input once, check it against the first, count its packets and read its tags. */
 async function planJoin(inputs: readonly string[], segmentIds: readonly string[] | undefined, signal?: AbortSignal): Promise<Plan> {
   let first: Clip | undefined;
-  const clips: PlannedClip[] = [];
   const allTags: MetadataTags[] = [];
-  let videoPackets = 0;
-  let audioPackets = 0;
+  const plan: Omit<Plan, 'first' | 'tags'> = { clips: [], videoPackets: 0, audioPackets: 0, durationSeconds: 0 };
   for (const path of inputs) {
-    throwIfAborted(signal);
+    throwIfJoinAborted(signal);
     const clip = await openClip(path);
     try {
       first ??= clip;
@@ -106,24 +97,17 @@ async function planJoin(inputs: readonly string[], segmentIds: readonly string[]
       }
       const video = await countKeptPackets(clip.video);
       if (!video.startsWithKey) throw new JoinError(path, `${basename(path)} cannot be joined: its video does not start with a keyframe.`);
-      videoPackets += video.count;
-      if (clip.audio) audioPackets += (await countKeptPackets(clip.audio)).count;
-      clips.push({ path, durationSeconds: clip.durationSeconds });
+      plan.videoPackets += video.count;
+      if (clip.audio) plan.audioPackets += (await countKeptPackets(clip.audio)).count;
+      plan.clips.push({ path, durationSeconds: clip.durationSeconds });
+      plan.durationSeconds += clip.durationSeconds;
       allTags.push(clip.tags);
     } finally {
       clip.input.dispose();
     }
   }
-  if (!first) throw new JoinError('', 'joinVideos needs at least one input file.');
-  return {
-    clips,
-    video: first.videoSettings,
-    audio: first.audioSettings,
-    videoPackets,
-    audioPackets,
-    tags: joinedTags(allTags, segmentIds),
-    durationSeconds: clips.reduce((sum, clip) => sum + clip.durationSeconds, 0),
-  };
+  // `first` is set: joinVideos refuses an empty list.
+  return { ...plan, first: first!, tags: joinedTags(allTags, segmentIds) };
 }
 
 /** Pass two: copy every input's packets, shifted by the inputs before it, into `path`. */
@@ -134,14 +118,15 @@ async function writeJoined(plan: Plan, path: string, options: JoinVideosOptions)
     format: new Mp4OutputFormat({ fastStart: 'reserve', metadataFormat: 'mdta' }),
     target: new FilePathTarget(path, { chunkSize: WRITE_CHUNK_BYTES }),
   });
-  const video = new EncodedVideoPacketSource(plan.video.kind);
-  output.addVideoTrack(video, { maximumPacketCount: Math.max(1, plan.videoPackets), rotation: plan.video.rotation });
-  const writeVideo = firstCarriesConfig((packet, meta) => video.add(packet, meta), plan.video.config);
+  const { videoSettings, audioSettings } = plan.first;
+  const video = new EncodedVideoPacketSource(videoSettings.kind);
+  output.addVideoTrack(video, { maximumPacketCount: Math.max(1, plan.videoPackets), rotation: videoSettings.rotation });
+  const writeVideo = firstCarriesConfig((packet, meta) => video.add(packet, meta), videoSettings.config);
   let writeAudio: PacketWriter | undefined;
-  if (plan.audio) {
-    const audio = new EncodedAudioPacketSource(plan.audio.kind);
+  if (audioSettings) {
+    const audio = new EncodedAudioPacketSource(audioSettings.kind);
     output.addAudioTrack(audio, { maximumPacketCount: Math.max(1, plan.audioPackets) });
-    writeAudio = firstCarriesConfig((packet, meta) => audio.add(packet, meta), plan.audio.config);
+    writeAudio = firstCarriesConfig((packet, meta) => audio.add(packet, meta), audioSettings.config);
   }
   output.setMetadataTags(plan.tags);
   try {
@@ -186,7 +171,7 @@ async function copyClip(clip: Clip, offset: number, writeVideo: PacketWriter, wr
   let nextVideo = await video.next();
   let nextAudio = await audio.next();
   while (!nextVideo.done || !nextAudio.done) {
-    throwIfAborted(signal);
+    throwIfJoinAborted(signal);
     if (!nextVideo.done && (nextAudio.done || nextVideo.value.timestamp <= nextAudio.value.timestamp)) {
       await writeVideo(shifted(nextVideo.value));
       nextVideo = await video.next();

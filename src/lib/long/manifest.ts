@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
@@ -17,8 +15,6 @@ export interface LongManifest {
   segments: SegmentRecord[];
 }
 
-export type SegmentStatus = 'pending' | 'created' | 'downloaded' | 'failed';
-
 export interface SegmentRecord {
   index: number;
   /** Segment audio, relative to the work folder. */
@@ -28,7 +24,7 @@ export interface SegmentRecord {
   durationSeconds: number;
   /** The job made for the current attempt; null until created, and again after a failure. */
   jobId: string | null;
-  status: SegmentStatus;
+  status: 'pending' | 'created' | 'downloaded' | 'failed';
   /** Jobs that ended FAILED or CANCELLED for this segment. */
   attempts: number;
   /** Downloaded MP4, relative to the work folder, once status is `downloaded`. */
@@ -38,31 +34,20 @@ export interface SegmentRecord {
   error: { jobId: string; code: string; message: string } | null;
 }
 
-export const MANIFEST_NAME = 'manifest.json';
-
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
+const MANIFEST_NAME = 'manifest.json';
 
 export async function readManifest(workDir: string): Promise<LongManifest | undefined> {
-  let text: string;
-  try {
-    text = await readFile(join(workDir, MANIFEST_NAME), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const path = join(workDir, MANIFEST_NAME);
   const unreadable = (why: string, cause?: unknown) =>
-    new AvatarVideoError(
-      `${join(workDir, MANIFEST_NAME)} ${why}; use another workDir, or remove that folder to start over (jobs it names are not resumed then).`,
-      { cause },
-    );
+    new AvatarVideoError(`${path} ${why}; use another workDir, or remove that folder to start over (jobs it names are not resumed then).`, {
+      cause,
+    });
   let manifest: LongManifest;
   try {
-    manifest = JSON.parse(text) as LongManifest;
+    manifest = JSON.parse(await readFile(path, 'utf8')) as LongManifest;
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (!(error instanceof SyntaxError)) throw error;
     // A truncated or hand-edited file: say which file, not just "Unexpected end of JSON input".
     throw unreadable('is not valid JSON', error);
   }

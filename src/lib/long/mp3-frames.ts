@@ -14,7 +14,6 @@ export interface Mp3Frames {
   energy: number[];
 }
 
-/** Read size while walking frames. */
 const WINDOW = 64 * 1024;
 /** Frame header, CRC and the longest side info (MPEG-1 stereo, 32 bytes). */
 const HEAD_BYTES = 4 + 2 + 32;
@@ -60,16 +59,13 @@ function bitsAt(b: Uint8Array, at: number, n: number): number {
 }
 
 /**
- * A rough energy of the frame, from its side info alone (it sits right after the header): for each granule and
- * channel, `big_values` (how many coefficient pairs are coded beyond +-1) times the square of the quantiser step,
- * 2^((global_gain - 210) / 4). Scale factors and the coded values themselves are ignored, so it is only good for
- * comparing frames: digital silence gives 0, a noise floor a small value, speech a large one.
+ * A rough energy of the frame from its side info alone: per granule and channel, `big_values` (coefficient pairs
+ * coded beyond +-1) times the squared quantiser step, 2^((global_gain - 210) / 4). Only good for comparing frames:
+ * digital silence gives 0, a noise floor a little, speech a lot.
  *
- * Node has no MP3 decoder (mediabunny decodes through WebCodecs, absent here), and a real one (Huffman tables,
- * requantisation) would be more code than this whole feature. Checked against decoded audio (LAME at 8, 24 and
- * 128 kbit/s, clean and with noise 40 dB down): every cut it chose fell in a pause. Each field alone failed on one of
- * them: `big_values` is high all through noisy audio, `global_gain` is high in digital silence, and
- * `part2_3_length` stays high in pauses at a constant bit rate.
+ * Node has no MP3 decoder (mediabunny's needs WebCodecs), and one would be more code than this feature. Checked
+ * against decoded LAME audio (8, 24 and 128 kbit/s, clean and with noise 40 dB down), every cut fell in a pause;
+ * each field alone failed on one (`big_values` in noise, `global_gain` in digital silence, `part2_3_length` at CBR).
  */
 export function estimatedEnergy(frame: Uint8Array, header: MpegFrameHeader): number {
   const crc = ((frame[1] ?? 0) & 1) === 0 ? 16 : 0; // protection bit 0: a 16-bit CRC follows the header

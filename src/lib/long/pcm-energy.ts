@@ -17,21 +17,20 @@ function mulaw(byte: number): number {
   return ((u & 0x80 ? -1 : 1) * magnitude) / 32768;
 }
 
+/** Sample readers of the PCM-like WAV codings, by format tag and bytes per sample. */
+const READERS: Record<string, SampleReader> = {
+  '1/1': (v, at) => (v.getUint8(at) - 128) / 128,
+  '1/2': (v, at) => v.getInt16(at, true) / 32768,
+  '1/3': (v, at) => ((v.getInt8(at + 2) << 16) | (v.getUint8(at + 1) << 8) | v.getUint8(at)) / 8388608,
+  '1/4': (v, at) => v.getInt32(at, true) / 2147483648,
+  '3/4': (v, at) => v.getFloat32(at, true),
+  '3/8': (v, at) => v.getFloat64(at, true),
+  '6/1': (v, at) => alaw(v.getUint8(at)),
+  '7/1': (v, at) => mulaw(v.getUint8(at)),
+};
+
 /** How to read one sample of a PCM-like WAV (integer 8 to 32 bits, float 32/64, A-law, mu-law); undefined otherwise. */
-export function sampleReader(fmt: Fmt): SampleReader | undefined {
-  const bytes = fmt.blockAlign / fmt.channels;
-  if (fmt.tag === 0x0001) {
-    if (bytes === 1) return (v, at) => (v.getUint8(at) - 128) / 128;
-    if (bytes === 2) return (v, at) => v.getInt16(at, true) / 32768;
-    if (bytes === 3) return (v, at) => ((v.getInt8(at + 2) << 16) | (v.getUint8(at + 1) << 8) | v.getUint8(at)) / 8388608;
-    if (bytes === 4) return (v, at) => v.getInt32(at, true) / 2147483648;
-  }
-  if (fmt.tag === 0x0003 && bytes === 4) return (v, at) => v.getFloat32(at, true);
-  if (fmt.tag === 0x0003 && bytes === 8) return (v, at) => v.getFloat64(at, true);
-  if (fmt.tag === 0x0006 && bytes === 1) return (v, at) => alaw(v.getUint8(at));
-  if (fmt.tag === 0x0007 && bytes === 1) return (v, at) => mulaw(v.getUint8(at));
-  return undefined;
-}
+export const sampleReader = (fmt: Fmt): SampleReader | undefined => READERS[`${fmt.tag}/${fmt.blockAlign / fmt.channels}`];
 
 /**
  * Mean square of each run of `frameSamples` samples in `bytes` (whole blocks of `fmt`), all channels together.

@@ -2,19 +2,11 @@ import { isOneShot, type LocalSource, openSource } from '../../internal/source.j
 import { NamedUpload, type Uploadable } from '../../uploads.js';
 import { disposeAll, FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
 
-/** Create parameters whose inputs can all be read again, and the temporary files that make it so. */
-export interface PinnedParams {
-  params: VideoCreateParams;
-  /** Removes the spooled copies. Call it once nothing reads `params` any more. */
-  dispose(): Promise<void>;
-}
-
 /**
- * `generateLong` reads its inputs more than once (validated, then split or uploaded), and a stream can
- * be read only once. Each one-shot input is spooled to a private temporary file here, once, and replaced
- * by that file under the same name; paths, buffers and blobs are kept as they are.
+ * Run `use` on `params` with each one-shot input (a stream) spooled to a private temporary file under the same name,
+ * removed once `use` settles: `generateLong` reads its inputs more than once (validated, then split or uploaded).
  */
-export async function pinOneShotInputs(params: VideoCreateParams): Promise<PinnedParams> {
+export async function withPinnedInputs<T>(params: VideoCreateParams, use: (pinned: VideoCreateParams) => Promise<T>): Promise<T> {
   const record = { ...(params as unknown as Record<string, unknown>) };
   const spooled = new Map<string, LocalSource>();
   try {
@@ -26,9 +18,8 @@ export async function pinOneShotInputs(params: VideoCreateParams): Promise<Pinne
       // A spooled stream always lives in a file: path is set.
       record[field] = new NamedUpload(source.path as string, source.name);
     }
-  } catch (error) {
+    return await use(record as unknown as VideoCreateParams);
+  } finally {
     await disposeAll(spooled);
-    throw error;
   }
-  return { params: record as unknown as VideoCreateParams, dispose: () => disposeAll(spooled) };
 }

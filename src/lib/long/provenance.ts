@@ -14,13 +14,9 @@ const isRichImage = (value: unknown): value is RichImageData =>
 
 const isTagValue = (value: unknown): value is TagValue => typeof value === 'string' || value instanceof Uint8Array || isRichImage(value);
 
-const bytesOf = (value: TagValue) => (typeof value === 'string' ? undefined : isRichImage(value) ? value.data : value);
-const sameValue = (a: TagValue, b: TagValue) => {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  const x = bytesOf(a) as Uint8Array;
-  const y = bytesOf(b) as Uint8Array;
-  return x.length === y.length && x.every((byte, i) => byte === y[i]);
-};
+const bytesOf = (value: Exclude<TagValue, string>) => (isRichImage(value) ? value.data : value);
+const sameValue = (a: TagValue, b: TagValue) =>
+  typeof a === 'string' || typeof b === 'string' ? a === b : Buffer.compare(bytesOf(a), bytesOf(b)) === 0;
 
 /**
  * The tags of a joined file: every metadata item any segment carries (mediabunny's `raw` tags: the `ilst` items of

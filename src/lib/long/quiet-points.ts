@@ -1,10 +1,5 @@
-/*
- * Where to cut long audio: positions are integers in the format's own unit (WAV: samples, MP3: frames), so that the
- * same rules serve both and cuts stay exact.
- */
-
+/** Where to cut long audio, in whole units of the format (WAV: samples, MP3: frames): one set of rules, exact cuts. */
 export interface CutLimits {
-  /** Longest segment. */
   max: number;
   /** Shortest segment, the last one included. At most half of `max`, so a valid plan always exists. */
   min: number;

@@ -23,8 +23,9 @@ export function writeSegmentFile(path: string, source: LocalSource, parts: Segme
       }
       for (let at = part.start, end = part.start + part.length; at < end; at += COPY_CHUNK) {
         throwIfAborted(signal);
-        const bytes = await source.read(at, Math.min(COPY_CHUNK, end - at));
-        if (bytes.length < Math.min(COPY_CHUNK, end - at)) throw new Error(`${source.name} ended early while writing ${basename(path)}.`);
+        const length = Math.min(COPY_CHUNK, end - at);
+        const bytes = await source.read(at, length);
+        if (bytes.length < length) throw new Error(`${source.name} ended early while writing ${basename(path)}.`);
         await file.write(bytes);
       }
     }

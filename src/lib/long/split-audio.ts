@@ -1,12 +1,12 @@
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalSource, openSource } from '../../internal/source.js';
+import { openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
 import { probeSource } from '../media/probe.js';
 import { throwIfAborted, writeSegmentFile } from './segment-file.js';
 import { planMp3Split } from './split-mp3.js';
-import { type SplitPlan, splitSettings, unsupportedAudio } from './split-plan.js';
+import { splitSettings, unsupportedAudio } from './split-plan.js';
 import { planWavSplit } from './split-wav.js';
 
 export interface SplitAudioOptions {
@@ -71,39 +71,30 @@ export interface SplitAudioResult {
  * const { segments } = await splitAudio('./talk.wav', { outputDir: './parts' });
  */
 export async function splitAudio(source: Uploadable, options: SplitAudioOptions = {}): Promise<SplitAudioResult> {
-  const { signal } = options;
-  const settings = splitSettings(options, () => throwIfAborted(signal));
-  settings.checkAbort();
+  const settings = splitSettings(options);
+  throwIfAborted(options.signal);
   const local = await openSource(source, 'audio_reference');
   try {
     const info = await probeSource(local, 'audio_reference');
     if (info.kind !== 'audio' || (info.format !== 'wav' && info.format !== 'mp3')) {
       throw unsupportedAudio(local.name, `is ${info.format.toUpperCase()} ${info.kind}`, 'splitAudio cuts WAV and MP3 audio');
     }
-    const durationSeconds = info.durationSeconds ?? 0;
+    const { format, durationSeconds = 0 } = info;
     const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), 'avatar-video-segments-')));
     await mkdir(outputDir, { recursive: true });
-    const plan =
+    // Short enough already: the one segment is the file itself, copied as it is.
+    const planned =
       durationSeconds <= settings.maxSeconds
-        ? wholeFile(local, info.format, durationSeconds)
-        : await planSplit(local, info.format, settings);
+        ? [{ startSeconds: 0, durationSeconds, parts: [{ start: 0, length: local.size }] }]
+        : await (format === 'wav' ? planWavSplit : planMp3Split)(local, settings);
     const segments: AudioSegment[] = [];
-    for (const [index, segment] of plan.segments.entries()) {
-      const path = join(outputDir, `segment-${String(index).padStart(3, '0')}.${plan.format}`);
-      await writeSegmentFile(path, local, segment.parts, signal);
-      segments.push({ path, index, startSeconds: segment.startSeconds, durationSeconds: segment.durationSeconds, format: plan.format });
+    for (const [index, segment] of planned.entries()) {
+      const path = join(outputDir, `segment-${String(index).padStart(3, '0')}.${format}`);
+      await writeSegmentFile(path, local, segment.parts, options.signal);
+      segments.push({ path, index, startSeconds: segment.startSeconds, durationSeconds: segment.durationSeconds, format });
     }
     return { segments, durationSeconds };
   } finally {
     await local.dispose();
   }
-}
-
-function planSplit(source: LocalSource, format: 'wav' | 'mp3', settings: ReturnType<typeof splitSettings>): Promise<SplitPlan> {
-  return format === 'wav' ? planWavSplit(source, settings) : planMp3Split(source, settings);
-}
-
-/** Short enough already: the one segment is the file itself, copied as it is. */
-function wholeFile(source: LocalSource, format: 'wav' | 'mp3', durationSeconds: number): SplitPlan {
-  return { format, segments: [{ startSeconds: 0, durationSeconds, parts: [{ start: 0, length: source.size }] }] };
 }

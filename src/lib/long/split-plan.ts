@@ -1,33 +1,16 @@
 import { MediaValidationError } from '../../errors.js';
-import type { CutLimits } from './quiet-points.js';
-import type { SegmentPart } from './segment-file.js';
+import { planCuts } from './quiet-points.js';
+import { type SegmentPart, throwIfAborted } from './segment-file.js';
 
-/** The options of `splitAudio`, checked, with what the format planners need from them. */
-export interface SplitSettings {
-  maxSeconds: number;
-  minSeconds: number;
-  windowSeconds: number;
-  /** The limits in units of `perSecond` (samples, or MP3 frames), rounded so that they hold in seconds too. */
-  limitsIn(perSecond: number): CutLimits;
-  checkAbort(): void;
-}
+/** The options of `splitAudio`, checked and with their defaults. */
+export type SplitSettings = ReturnType<typeof splitSettings>;
 
-/** One planned segment: where it starts, how long it lasts, and the bytes that make its file. */
-export interface PlannedSegment {
-  startSeconds: number;
-  durationSeconds: number;
-  parts: SegmentPart[];
-}
-
-export interface SplitPlan {
-  format: 'wav' | 'mp3';
-  segments: PlannedSegment[];
-}
-
-export function splitSettings(
-  options: { maxSegmentSeconds?: number; minSegmentSeconds?: number; searchWindowSeconds?: number },
-  checkAbort: () => void,
-): SplitSettings {
+export function splitSettings(options: {
+  maxSegmentSeconds?: number;
+  minSegmentSeconds?: number;
+  searchWindowSeconds?: number;
+  signal?: AbortSignal;
+}) {
   const maxSeconds = options.maxSegmentSeconds ?? 60;
   const minSeconds = options.minSegmentSeconds ?? 1;
   const windowSeconds = options.searchWindowSeconds ?? 10;
@@ -37,18 +20,35 @@ export function splitSettings(
     );
   }
   if (!(windowSeconds > 0)) throw new RangeError(`searchWindowSeconds must be positive; got ${windowSeconds}.`);
-  return {
-    maxSeconds,
-    minSeconds,
-    windowSeconds,
-    limitsIn: (perSecond) => {
-      const max = Math.floor(maxSeconds * perSecond + 1e-9);
-      const min = Math.max(1, Math.ceil(minSeconds * perSecond - 1e-9));
-      // Whole units can make max < 2 * min (say, 72 ms MP3 frames); the later cut then gives way by one unit.
-      return { max, min: Math.min(min, Math.floor(max / 2)), window: Math.max(1, Math.round(windowSeconds * perSecond)) };
-    },
-    checkAbort,
-  };
+  return { maxSeconds, minSeconds, windowSeconds, signal: options.signal };
+}
+
+/**
+ * The segments of audio `total` units long (`perSecond` of them a second: samples, or MP3 frames), cut at
+ * `quietest(from, to)` within each search window (see `planCuts`): where each starts, how long it lasts, and the
+ * bytes that make its file, `parts(start, end)`.
+ */
+export async function planSegments(
+  settings: SplitSettings,
+  total: number,
+  perSecond: number,
+  quietest: (from: number, to: number) => Promise<number> | number,
+  parts: (start: number, end: number) => SegmentPart[],
+) {
+  // The limits in whole units, rounded so that they hold in seconds too.
+  const max = Math.floor(settings.maxSeconds * perSecond + 1e-9);
+  const min = Math.max(1, Math.ceil(settings.minSeconds * perSecond - 1e-9));
+  // Whole units can make max < 2 * min (say, 72 ms MP3 frames); the later cut then gives way by one unit.
+  const limits = { max, min: Math.min(min, Math.floor(max / 2)), window: Math.max(1, Math.round(settings.windowSeconds * perSecond)) };
+  const cuts = await planCuts(total, limits, async (from, to) => {
+    throwIfAborted(settings.signal);
+    return quietest(from, to);
+  });
+  const bounds = [0, ...cuts, total];
+  return bounds.slice(1).map((end, i) => {
+    const start = bounds[i] as number;
+    return { startSeconds: start / perSecond, durationSeconds: (end - start) / perSecond, parts: parts(start, end) };
+  });
 }
 
 /** The audio is a format splitAudio cannot cut (a compressed WAV): reported like any other unsupported input. */

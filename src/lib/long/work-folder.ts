@@ -1,18 +1,13 @@
-import { createWriteStream } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
 import { prepareOutputFolder } from '../../internal/output-path.js';
-import { openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
+import { InputHasher } from '../batch/inputs-hash.js';
 import type { VideoCreateParams } from '../media/prepare.js';
-import { type LongManifest, ManifestWriter, readManifest, type SegmentRecord, sha256File } from './manifest.js';
-import { splitAudio } from './split-audio.js';
+import { type LongManifest, ManifestWriter, readManifest, type SegmentRecord } from './manifest.js';
+import { type AudioSegment, splitAudio } from './split-audio.js';
 
-/** A long run's folder, ready for its segment jobs: inputs copied in, audio split, manifest saved. */
+/** A long run's folder, ready for its segment jobs: audio split, manifest saved. */
 export interface WorkFolder {
   workDir: string;
   /** The manifest, with one record per segment (those of an earlier run kept). */
@@ -22,8 +17,8 @@ export interface WorkFolder {
 }
 
 /**
- * Set up `workDir` for a run, or take up the run recorded there: the inputs get paths the segments can
- * upload again and again, and a manifest of other inputs is refused (its jobs are not this video's).
+ * Set up `workDir` for a run, or take up the run recorded there; a manifest of other inputs is refused (its jobs are
+ * not this video's). The inputs are read more than once: `generateLong` has spooled any stream already.
  */
 export async function prepareWorkFolder(
   workDir: string,
@@ -33,16 +28,12 @@ export async function prepareWorkFolder(
 ): Promise<WorkFolder> {
   await prepareOutputFolder(workDir);
   const visualField = params.video_reference !== undefined ? 'video_reference' : 'image_reference';
-  const audioPath = await materialise(params.audio_reference, join(workDir, 'input-audio'));
-  const visualPath = await materialise(params[visualField] as Uploadable, join(workDir, 'input-visual'));
+  const visual = params[visualField] as Uploadable;
   const model = params.model ? { model: params.model } : {};
-  const segmentParams = (audio: string): VideoCreateParams =>
-    visualField === 'video_reference'
-      ? { audio_reference: audio, video_reference: visualPath, ...model }
-      : { audio_reference: audio, image_reference: visualPath, ...model };
+  const segmentParams = (audio: string) => ({ audio_reference: audio, [visualField]: visual, ...model }) as VideoCreateParams;
   const input: LongManifest['input'] = {
-    audioSha256: await sha256File(audioPath),
-    visualSha256: await sha256File(visualPath),
+    audioSha256: await sha256(params.audio_reference),
+    visualSha256: await sha256(visual),
     visualField,
     model: params.model ?? null,
     maxSegmentSeconds,
@@ -56,7 +47,7 @@ export async function prepareWorkFolder(
   }
   const writer = new ManifestWriter(workDir, existing ?? { version: 1, input, segments: [] });
   if (!existing || !(await segmentsIntact(workDir, existing))) {
-    const split = await splitAudio(audioPath, { maxSegmentSeconds, outputDir: join(workDir, 'audio'), signal });
+    const split = await splitAudio(params.audio_reference, { maxSegmentSeconds, outputDir: join(workDir, 'audio'), signal });
     writer.manifest.segments = await Promise.all(split.segments.map((segment) => segmentRecord(workDir, segment, existing)));
     await writer.save();
   }
@@ -64,12 +55,8 @@ export async function prepareWorkFolder(
 }
 
 /** The record of one split segment: a new one, or the earlier run's for the very same audio. */
-async function segmentRecord(
-  workDir: string,
-  segment: { index: number; path: string; startSeconds: number; durationSeconds: number },
-  existing: LongManifest | undefined,
-): Promise<SegmentRecord> {
-  const sha = await sha256File(segment.path);
+async function segmentRecord(workDir: string, segment: AudioSegment, existing: LongManifest | undefined): Promise<SegmentRecord> {
+  const sha = await sha256(segment.path);
   const previous = existing?.segments[segment.index];
   // Splitting is deterministic; a record is reused only for the very same segment audio.
   if (previous && previous.audioSha256 === sha) return previous;
@@ -88,32 +75,13 @@ async function segmentRecord(
   };
 }
 
-/** A path the segments can upload again and again: paths are used as they are, anything else is copied once. */
-async function materialise(input: Uploadable, target: string): Promise<string> {
-  if (typeof input === 'string') return resolve(input);
-  if (input instanceof URL && input.protocol === 'file:') return fileURLToPath(input);
-  const source = await openSource(input, basename(target));
-  try {
-    if (source.path) {
-      await copyFile(source.path, target);
-    } else {
-      // A Blob may be file-backed and large: stream it rather than read it whole.
-      await pipeline(Readable.from(source.toFile(basename(target), '').stream()), createWriteStream(target));
-    }
-  } finally {
-    await source.dispose();
+/** Whether the segment audio of an earlier split is all there, unchanged. */
+async function segmentsIntact(workDir: string, manifest: LongManifest): Promise<boolean> {
+  for (const segment of manifest.segments) {
+    if ((await sha256(join(workDir, segment.audio)).catch(() => undefined)) !== segment.audioSha256) return false;
   }
-  return target;
+  return manifest.segments.length > 0;
 }
 
-async function segmentsIntact(workDir: string, manifest: LongManifest): Promise<boolean> {
-  if (manifest.segments.length === 0) return false;
-  for (const segment of manifest.segments) {
-    try {
-      if ((await sha256File(join(workDir, segment.audio))) !== segment.audioSha256) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
+/** The digest of an input's bytes, as a batch fingerprints its inputs (no cache: a split rewrites its files). */
+const sha256 = (input: Uploadable) => new InputHasher().hashInput(input);
