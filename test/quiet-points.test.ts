@@ -52,4 +52,10 @@ describe('quietestFrame', () => {
     expect(quietestFrame(energies, 5)).toBe(7);
     expect(quietestFrame([3, 0, 0, 0, 0, 3, 0, 0, 0, 3], 1)).toBe(7);
   });
+
+  it('ends on energies that are not numbers (NaN or infinite samples of a float WAV), never cutting at them', () => {
+    expect(quietestFrame([Number.NaN, Number.NaN, Number.NaN], 1)).toBe(1);
+    expect(quietestFrame([Number.NaN, 2, 0.5, Number.POSITIVE_INFINITY, 3], 1)).toBe(2);
+    expect(quietestFrame([1, Number.NaN, 1, 0, 1], 1)).toBe(3);
+  });
 });

@@ -37,8 +37,12 @@ export function quietestFrame(energies: ArrayLike<number>, smoothing = 1): numbe
   const n = energies.length;
   if (n === 0) return 0;
   const half = Math.max(0, Math.floor(smoothing / 2));
+  // A broken float sample (NaN, ±Infinity) counts as the loudest finite frame: never a pause, and the sums stay finite.
+  let loudest = 0;
+  for (let i = 0; i < n; i += 1) if (Number.isFinite(energies[i])) loudest = Math.max(loudest, energies[i] as number);
+  const energy = (i: number) => (Number.isFinite(energies[i]) ? (energies[i] as number) : loudest);
   const prefix = new Float64Array(n + 1);
-  for (let i = 0; i < n; i += 1) prefix[i + 1] = (prefix[i] as number) + (energies[i] as number);
+  for (let i = 0; i < n; i += 1) prefix[i + 1] = (prefix[i] as number) + energy(i);
   const smoothed = new Float64Array(n);
   for (let i = 0; i < n; i += 1) {
     const a = Math.max(0, i - half);
@@ -49,7 +53,7 @@ export function quietestFrame(energies: ArrayLike<number>, smoothing = 1): numbe
   for (const value of smoothed) lowest = Math.min(lowest, value);
   const quiet = (i: number) => (smoothed[i] as number) <= lowest + lowest * 1e-9 + 1e-15;
   let end = n - 1;
-  while (!quiet(end)) end -= 1;
+  while (end > 0 && !quiet(end)) end -= 1;
   let begin = end;
   while (begin > 0 && quiet(begin - 1)) begin -= 1;
   return Math.floor((begin + end) / 2);

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { APIUserAbortError } from '../../errors.js';
+import { APIUserAbortError, UploadInputError } from '../../errors.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
 import type { LocalSource } from '../../internal/source.js';
 
@@ -25,7 +25,7 @@ export function writeSegmentFile(path: string, source: LocalSource, parts: Segme
         throwIfAborted(signal);
         const length = Math.min(COPY_CHUNK, end - at);
         const bytes = await source.read(at, length);
-        if (bytes.length < length) throw new Error(`${source.name} ended early while writing ${basename(path)}.`);
+        if (bytes.length < length) throw new UploadInputError(`${source.name} ended early while writing ${basename(path)}.`);
         await file.write(bytes);
       }
     }
