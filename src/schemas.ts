@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type * as Zod from 'zod';
+import { lazyRequire, once } from './internal/lazy.js';
 
 /**
  * Schemas of the spec's resources (section 2). They are loose on purpose: unknown fields are kept,
@@ -17,10 +18,13 @@ export type VideoModel = 'service-avatar-x' | 'service-video-1-latest' | (string
 export const VIDEO_STATUSES = ['PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'] as const;
 export const VIDEO_MODELS = ['service-avatar-x', 'service-video-1-latest'] as const;
 
-// A plain string at runtime, typed with the known values for editor completion.
-const statusSchema = z.string() as unknown as z.ZodType<VideoStatus>;
-const modelSchema = z.string() as unknown as z.ZodType<VideoModel>;
-const optionalString = z.string().nullable().optional();
+const zod = lazyRequire<typeof Zod>('zod');
+
+/**
+ * A response schema, built at its first call: zod is loaded by the first answer parsed, not by importing the SDK
+ * (bench/import.ts).
+ */
+export type Schema<T> = () => Zod.ZodType<T>;
 
 /** Why a job failed (`video.error`, spec section 2.2). */
 export type VideoError = {
@@ -69,23 +73,6 @@ export type Video = {
   video_id?: string;
 };
 
-// The schema is typed by the type above (see VideoSchema): a field added to one and not the other does not compile.
-const VideoObjectSchema = z.looseObject({
-  id: z.string(),
-  object: z.string().optional(),
-  status: statusSchema,
-  created_at: z.number(),
-  completed_at: z.number().nullable().optional(),
-  progress: z.number().nullable().optional(),
-  error: z.looseObject({ code: z.string(), message: z.string() }).nullable().optional(),
-  model: modelSchema.nullable().optional(),
-  generation_mode: optionalString,
-  aspect_ratio: optionalString,
-  source_video_id: optionalString,
-  caption_template_id: optionalString,
-  video_id: z.string().optional(),
-});
-
 /**
  * The service's own OpenAPI examples carry `video_id` without `id`: take `id` from `video_id` then, so
  * every path (create, retrieve, list, wait) gets it. A body with neither still fails on `id`.
@@ -99,23 +86,50 @@ function idFromVideoId(body: unknown): unknown {
   return { id: video_id, ...rest };
 }
 
-export const VideoSchema: z.ZodType<Video> = z.preprocess(idFromVideoId, VideoObjectSchema);
+// Typed by the type above: a field added to one and not the other does not compile.
+export const videoSchema: Schema<Video> = once(() => {
+  const { z } = zod();
+  // A plain string at runtime, typed with the known values for editor completion.
+  const status = z.string() as unknown as Zod.ZodType<VideoStatus>;
+  const model = z.string() as unknown as Zod.ZodType<VideoModel>;
+  const optionalString = z.string().nullable().optional();
+  const video = z.looseObject({
+    id: z.string(),
+    object: z.string().optional(),
+    status,
+    created_at: z.number(),
+    completed_at: z.number().nullable().optional(),
+    progress: z.number().nullable().optional(),
+    error: z.looseObject({ code: z.string(), message: z.string() }).nullable().optional(),
+    model: model.nullable().optional(),
+    generation_mode: optionalString,
+    aspect_ratio: optionalString,
+    source_video_id: optionalString,
+    caption_template_id: optionalString,
+    video_id: z.string().optional(),
+  });
+  return z.preprocess(idFromVideoId, video);
+});
 
 /**
  * The list answer. The service sends a bare array (its OpenAPI description); the envelopes of similar
  * APIs are accepted too: an object with the items under `data`, `videos` or `items`.
  */
-export const VideoListSchema = z.union([
-  z.array(VideoSchema),
-  z.looseObject({
-    data: z.array(VideoSchema).optional(),
-    videos: z.array(VideoSchema).optional(),
-    items: z.array(VideoSchema).optional(),
-    has_more: z.boolean().nullable().optional(),
-    last_id: z.string().nullable().optional(),
-    next_cursor: z.string().nullable().optional(),
-  }),
-]);
+export const videoListSchema = once(() => {
+  const { z } = zod();
+  const videos = z.array(videoSchema());
+  return z.union([
+    videos,
+    z.looseObject({
+      data: videos.optional(),
+      videos: videos.optional(),
+      items: videos.optional(),
+      has_more: z.boolean().nullable().optional(),
+      last_id: z.string().nullable().optional(),
+      next_cursor: z.string().nullable().optional(),
+    }),
+  ]);
+});
 
 /** One page of `videos.list`, normalised. */
 export interface VideoListEnvelope {
@@ -126,7 +140,7 @@ export interface VideoListEnvelope {
   next_cursor: string | null;
 }
 
-export function normaliseList(parsed: z.infer<typeof VideoListSchema>): VideoListEnvelope {
+export function normaliseList(parsed: Zod.infer<ReturnType<typeof videoListSchema>>): VideoListEnvelope {
   const body = Array.isArray(parsed) ? { data: parsed } : parsed;
   const data = body.data ?? body.videos ?? body.items ?? [];
   const next_cursor = body.next_cursor ?? null;
@@ -141,6 +155,6 @@ export function normaliseList(parsed: z.infer<typeof VideoListSchema>): VideoLis
 }
 
 /** Turn zod issues into `path: problem` lines for ResponseValidationError. */
-export function describeIssues(error: z.ZodError): string[] {
+export function describeIssues(error: Zod.ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`);
 }

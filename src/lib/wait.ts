@@ -5,7 +5,7 @@ import type { RequestOptions } from '../internal/request-options.js';
 import { backoff, isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { HTTPPort } from '../internal/transport.js';
-import { type Video, VideoSchema } from '../schemas.js';
+import { type Video, videoSchema } from '../schemas.js';
 import { EMPTY_HISTORY, hintedDelay, type PollPlan, type PollScheduleOptions, planPoll, pollHint, recordPoll } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
@@ -218,5 +218,5 @@ class Wait {
 
 /** @internal GET one video, with the response it came in (its headers may hint when to poll next). Throws at once for a bad id. */
 export function retrieveVideo(http: HTTPPort, id: string, options?: RequestOptions): Promise<Answer<Video>> {
-  return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
+  return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, videoSchema, options);
 }

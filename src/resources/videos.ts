@@ -21,7 +21,7 @@ import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.j
 import { prepareValidated } from '../lib/media/validate.js';
 import { retrieveVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { checkListParams, type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
-import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
+import { normaliseList, type Video, videoListSchema, videoSchema } from '../schemas.js';
 
 export type { CreateOptions } from '../lib/generate.js';
 
@@ -59,7 +59,7 @@ export class Videos {
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
     try {
       const body = () => encodeMultipart(prepared.files, prepared.fields);
-      return await this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body }, VideoSchema, options);
+      return await this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body }, videoSchema, options);
     } finally {
       await prepared.dispose();
     }
@@ -80,7 +80,7 @@ export class Videos {
   list(params: VideoListParams = {}, options?: RequestOptions): VideoPagePromise {
     // `{ ...query }`: the params as the plain record the transport's query takes.
     const page = (query: VideoListParams) =>
-      this.#transport.request({ method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' }, VideoListSchema, options);
+      this.#transport.request({ method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' }, videoListSchema, options);
     const next = async (query: VideoListParams) => normaliseList((await page(query)).data);
     const first = async (): Promise<Answer<VideoPage>> => {
       checkListParams(params);
