@@ -20,8 +20,13 @@ export default defineConfig([
     sourcemap: false,
     clean: true,
     splitting: false,
-    // import.meta.url in the CommonJS build (testing/msw.ts and internal/lazy.ts resolve packages from their location).
+    // import.meta.url in the CommonJS build (internal/lazy.ts, internal/mediabunny.ts and the mock require from there).
     shims: true,
+    // The CommonJS build turns `import()` into `require`: under Jest's CommonJS mode any `import()` fails, and a
+    // CommonJS user should get a package's CommonJS build (testing/msw.ts).
+    esbuildOptions(options, { format }) {
+      if (format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
+    },
   },
   // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.
   {

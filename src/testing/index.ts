@@ -15,9 +15,6 @@ import { loadMsw } from './msw.js';
 import { listenLoopback } from './node-server.js';
 import { MockState, type MockStateOptions } from './state.js';
 
-// Without msw, importing this module throws MSW_MISSING here, before anything else happens.
-const { getResponse } = loadMsw();
-
 export { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
 export { MSW_MISSING } from './msw.js';
 export { MOCK_ERROR_CODES, MOCK_VALIDATION_ERRORS, type MockErrorCode, type MockValidationProblem } from './responses.js';
@@ -51,7 +48,13 @@ export interface MockServer extends Readonly<Pick<MockState, Controls>> {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the mock: an API origin and a CDN origin on 127.0.0.1.
+ * @throws Error with the message {@link MSW_MISSING} when msw, the optional peer dependency, is not installed (msw
+ * is loaded here, on the first call, not when this module is imported).
+ */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const { getResponse, http } = await loadMsw();
   const state = new MockState(options);
   let handlers: ReturnType<typeof createHandlers> = [];
   // Handlers need both origins, known only after listening; both servers share one list.
@@ -61,7 +64,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     await api.close();
     throw error;
   });
-  handlers = createHandlers(state, { api: api.origin, cdn: cdn.origin });
+  handlers = createHandlers(http, state, { api: api.origin, cdn: cdn.origin });
 
   return {
     baseURL: api.origin,
