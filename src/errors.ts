@@ -1,6 +1,6 @@
 /**
- * Every error the SDK throws, in one place. All extend {@link AvatarVideoError}; the README's errors table lists
- * them with when each is thrown and whether it is retried. The families, in this file's order:
+ * The base class of every error the SDK throws. The README's errors table lists them with when each is thrown and
+ * whether it is retried. The families:
  *
  * - The service answered with an HTTP error: {@link APIError} and one subclass per status.
  * - No usable answer: {@link APIConnectionError}, {@link APIConnectionTimeoutError}, {@link APIUserAbortError}.
@@ -11,7 +11,7 @@
  *   {@link VideoNotReadyError}, {@link SegmentFailedError}. No HTTP request failed.
  * - Files the SDK saves or joins: {@link DownloadIntegrityError}, {@link JoinError}.
  *
- * Any of them thrown after a job was created carries that job's `videoId`. Nothing here ever holds the API key:
+ * Any of them thrown after a job was created carries that job's `videoId`. None of them ever holds the API key:
  * request headers are never stored, response headers are redacted.
  */
 import type { Video } from './schemas.js';
@@ -22,7 +22,7 @@ export class AvatarVideoError extends Error {
    * Set when the error happened after a video job was created (the job is paid for): the job's id, also named in
    * the message with the call that goes on with it. Absent when no job was created.
    */
-  declare readonly videoId?: string;
+  declare readonly videoId?: string | undefined;
 }
 
 /**
@@ -35,7 +35,7 @@ export interface APIErrorDetail {
   /** What is wrong, as the service said it, e.g. `Field required`. */
   message: string;
   /** Machine-readable kind of problem, e.g. `missing` or `literal_error`, when the body had one. */
-  type?: string;
+  type?: string | undefined;
 }
 
 export class APIError extends AvatarVideoError {
@@ -180,8 +180,6 @@ export class ResponseTooLargeError extends AvatarVideoError {
   }
 }
 
-/** What is wrong with a destination, as {@link OutputPathError.code}. */
-
 // --- Inputs refused before any request: nothing was uploaded or paid for ---
 
 /** A method was called with an argument it cannot send, e.g. `list({ limit: 500 })`. Nothing was requested. */
@@ -265,7 +263,7 @@ export interface BatchProblem {
   /** The item's key, when it has a usable one. */
   key: string | undefined;
   /** The create parameter concerned, when there is one. */
-  field?: string;
+  field?: string | undefined;
   code: string;
   message: string;
 }

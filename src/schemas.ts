@@ -1,14 +1,11 @@
 import type * as Zod from 'zod';
 import { lazyRequire, once } from './internal/lazy.js';
 
-/**
- * Schemas of the spec's resources (section 2). They are loose on purpose: unknown fields are kept,
- * and a status or model the SDK does not know yet is accepted as a string, so a server that grows
- * new values does not break deployed clients.
- */
+// Schemas of the API's resources. They are loose on purpose: unknown fields are kept, and a status or model the
+// SDK does not know yet is accepted as a string, so a server that grows new values does not break deployed clients.
 
 /**
- * Known states of a video job (spec section 3). Editors complete the four; a status the service adds
+ * Known states of a video job. Editors complete the four; a status the service adds
  * later is still accepted as a string, so compare against the known ones and treat others as "still running".
  */
 export type VideoStatus = 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED' | (string & {});
@@ -26,7 +23,7 @@ const zod = lazyRequire<typeof Zod>('zod');
  */
 export type Schema<T> = () => Zod.ZodType<T>;
 
-/** Why a job failed (`video.error`, spec section 2.2). */
+/** Why a job failed (`video.error`). */
 export type VideoError = {
   /** Machine-readable error code, e.g. a rate-limit code. */
   code: string;
@@ -35,9 +32,9 @@ export type VideoError = {
 };
 
 /**
- * A video job, as returned by create, retrieve and list (spec section 2.1).
+ * A video job, as returned by create, retrieve and list.
  *
- * The type lists the spec's fields, so a misspelt field does not compile. At runtime the object also
+ * The type lists the API's documented fields, so a misspelt field does not compile. At runtime the object also
  * keeps any field the service adds later (it survives `JSON.stringify`); read one with a cast, e.g.
  * `(video as Record<string, unknown>).new_field`.
  */
@@ -45,32 +42,32 @@ export type Video = {
   /** Job identifier. Taken from `video_id` when the service sends only that. */
   id: string;
   /** Object kind, `video`. */
-  object?: string;
+  object?: string | undefined;
   /** Current state: PROCESSING, COMPLETE, FAILED or CANCELLED (other strings may appear in future). */
   status: VideoStatus;
   /** Creation time, Unix seconds. */
   created_at: number;
   /** When processing completed, Unix seconds. */
-  completed_at?: number | null;
+  completed_at?: number | null | undefined;
   /** Progress percentage, 0 to 100. */
-  progress?: number | null;
+  progress?: number | null | undefined;
   /** Why the job failed; set when status is FAILED. */
-  error?: VideoError | null;
+  error?: VideoError | null | undefined;
   /** Model used (generation only). */
-  model?: VideoModel | null;
+  model?: VideoModel | null | undefined;
   /** Mode resolved from the inputs: `image_to_video` or `video_to_video`. */
-  generation_mode?: string | null;
+  generation_mode?: string | null | undefined;
   /** Output aspect ratio resolved from the visual reference: `9:16` or `16:9`. */
-  aspect_ratio?: string | null;
+  aspect_ratio?: string | null | undefined;
   /** The captioned input video (captioning only). */
-  source_video_id?: string | null;
+  source_video_id?: string | null | undefined;
   /** Caption style template (captioning only). */
-  caption_template_id?: string | null;
+  caption_template_id?: string | null | undefined;
   /**
    * Same as `id`.
    * @deprecated Use `id`. Accepted when absent, so its eventual removal does not break clients.
    */
-  video_id?: string;
+  video_id?: string | undefined;
 };
 
 /**

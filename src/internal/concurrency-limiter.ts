@@ -24,7 +24,7 @@ export interface JobConcurrency {
    * The last sign that the service had too many jobs: a create it refused with a 429 (`refused`), or a job that
    * FAILED with a rate-limit code (`failed`). New creates wait until `retryAfterMs` after `at` has passed.
    */
-  lastThrottle?: { at: Date; cause: 'refused' | 'failed'; retryAfterMs?: number | undefined };
+  lastThrottle?: { at: Date; cause: 'refused' | 'failed'; retryAfterMs?: number | undefined } | undefined;
 }
 
 interface LimiterOptions {

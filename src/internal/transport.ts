@@ -117,7 +117,7 @@ export class Transport {
     } catch (error) {
       answer = Promise.reject(error);
     }
-    return new APIPromise(answer, this.#redact);
+    return APIPromise.build(answer, this.#redact);
   }
 
   /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */

@@ -26,7 +26,7 @@ export interface GenerateOptions extends CreateAndWaitOptions {
   /** Where to save the MP4. A file already there is replaced only once the new one is complete. */
   output: string;
   /** Download progress, for a progress bar. @default undefined */
-  onDownloadProgress?: (progress: DownloadProgress) => void;
+  onDownloadProgress?: ((progress: DownloadProgress) => void) | undefined;
 }
 
 export interface GenerateResult {
@@ -40,7 +40,7 @@ export interface GenerateResult {
 /** Options of `videos.create`. */
 export interface CreateOptions extends RequestOptions {
   /** Check formats and durations locally before uploading. @default true */
-  validate?: boolean;
+  validate?: boolean | undefined;
 }
 
 /** @internal What createAndWait and generate use: the HTTP port, the resource's create, the client's job limiter. */

@@ -15,7 +15,7 @@ export interface WaitProgress {
    * (0 once COMPLETE). Undefined while there is no estimate: progress null, standing still, going
    * backwards, or an estimate that kept being wrong. An estimate, not a promise.
    */
-  etaSeconds?: number;
+  etaSeconds?: number | undefined;
 }
 
 /** Options of `videos.waitForCompletion` and of the helpers built on it. */
@@ -26,27 +26,27 @@ export interface WaitOptions {
    * `maxPollInterval`.
    * @default 2000
    */
-  pollInterval?: number;
+  pollInterval?: number | undefined;
   /**
    * Longest computed delay between polls, in ms: the gap while the job's end is still far. A server
    * hint (`Retry-After`, `x-poll-after`) may ask for longer.
    * @default 10000
    */
-  maxPollInterval?: number;
+  maxPollInterval?: number | undefined;
   /**
    * Deadline of the whole wait, in ms: then `WaitTimeoutError`, and the job keeps running on the service.
    * Each poll is one request, bounded by the client's `timeout` (one attempt's time) as every request is.
    * @default 600000 (10 minutes)
    */
-  waitTimeout?: number;
+  waitTimeout?: number | undefined;
   /** Stops the wait at once, during a poll or a sleep, with `APIUserAbortError`. @default undefined */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Called with the video when it is first seen and whenever its status or progress changes, and with
    * the wait's estimate of the time left (`etaSeconds`). An exception thrown here ends the wait with it.
    * @default undefined
    */
-  onProgress?: (video: Video, progress: WaitProgress) => void;
+  onProgress?: ((video: Video, progress: WaitProgress) => void) | undefined;
 }
 
 /** @internal Time and chance for a wait: tests pass a virtual clock (the hidden option `[WAIT_CLOCK]`) to check the schedule without wall time. */

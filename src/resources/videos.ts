@@ -29,8 +29,8 @@ export type { CreateOptions } from '../lib/generate.js';
 export type ContentURLOptions = RequestOptions;
 
 /**
- * Endpoint methods of `/v1/videos`, and the workflows built on them (in lib/). Every endpoint method returns an
- * `APIPromise`: await it for the result, or call `.withResponse()` for the request id, status and headers too.
+ * `client.videos`: the endpoint methods of `/v1/videos`, and the workflows built on them. Every endpoint method
+ * returns an `APIPromise`: await it for the result, or call `.withResponse()` for the request id, status and headers.
  */
 export class Videos {
   readonly #transport: Transport;
@@ -39,7 +39,12 @@ export class Videos {
   readonly #jobs: JobPort;
 
   /** @internal Built by the client, which owns the transport. */
-  constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
+  static build(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter): Videos {
+    return new Videos(transport, limits, limiter);
+  }
+
+  // Private, and built through `build` above: the published type shows no constructor, nor the internal types it takes.
+  private constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
     this.#transport = transport;
     this.#limits = limits;
     this.#jobs = { http: transport, create: (params, options) => this.#create(params, options), limiter };
@@ -85,9 +90,9 @@ export class Videos {
     const first = async (): Promise<Answer<VideoPage>> => {
       checkListParams(params);
       const answer = await page(params);
-      return { ...answer, data: new VideoPage(normaliseList(answer.data), params, next) };
+      return { ...answer, data: VideoPage.build(normaliseList(answer.data), params, next) };
     };
-    return new VideoPagePromise(this.#transport.promise(first));
+    return VideoPagePromise.build(this.#transport.promise(first));
   }
 
   /**

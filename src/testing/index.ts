@@ -29,14 +29,18 @@ export {
 } from './state.js';
 
 export interface MockServerOptions extends MockStateOptions {
-  /** API port; 0 (default) picks a free one. The CDN always gets a free port. Host is always 127.0.0.1. */
-  port?: number;
+  /** API port; 0 picks a free one. The CDN always gets a free port. Host is always 127.0.0.1. @default 0 */
+  port?: number | undefined;
 }
 
-/** The state's controls and counters, on the server (see {@link MockState} for each). */
-type Controls = 'advance' | 'enqueueOutcome' | 'failNext' | 'setVideo' | 'getVideo' | 'reset' | 'requests' | 'creates' | 'throttledCreates';
-
-export interface MockServer extends Readonly<Pick<MockState, Controls>> {
+/** A mock API and file host on loopback ports, with the state's controls and counters (see {@link MockState} for each). */
+export interface MockServer
+  extends Readonly<
+    Pick<
+      MockState,
+      'advance' | 'enqueueOutcome' | 'failNext' | 'setVideo' | 'getVideo' | 'reset' | 'requests' | 'creates' | 'throttledCreates'
+    >
+  > {
   /** `http://127.0.0.1:<port>`, no trailing slash; paths are /v1/... */
   baseURL: string;
   apiKey: string;

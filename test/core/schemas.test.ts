@@ -55,7 +55,7 @@ describe('VideoPage', () => {
       seen.push(params);
       return pages[(params.cursor ?? params.after) as string]!;
     };
-    const page = new VideoPage(pages.first!, { limit: 1 }, fetchPage);
+    const page = VideoPage.build(pages.first!, { limit: 1 }, fetchPage);
     const ids: string[] = [];
     for await (const v of page) ids.push(v.id);
     expect(ids).toEqual(['a', 'b', 'c']);
@@ -66,7 +66,7 @@ describe('VideoPage', () => {
   });
   it('stops loudly on a repeated cursor', async () => {
     const envelope = { data: [videoSchema().parse(video('a'))], has_more: true, last_id: 'a', next_cursor: 'same' };
-    const page = new VideoPage(envelope, {}, async () => envelope);
+    const page = VideoPage.build(envelope, {}, async () => envelope);
     await expect(async () => {
       for await (const _ of page) {
         /* walk */
@@ -74,7 +74,7 @@ describe('VideoPage', () => {
     }).rejects.toThrow(/repeated a cursor/);
   });
   it('has no next page when has_more is false', async () => {
-    const page = new VideoPage({ data: [], has_more: false, last_id: null, next_cursor: null }, {}, async () => {
+    const page = VideoPage.build({ data: [], has_more: false, last_id: null, next_cursor: null }, {}, async () => {
       throw new Error('must not fetch');
     });
     expect(page.hasNextPage()).toBe(false);
@@ -83,7 +83,7 @@ describe('VideoPage', () => {
   it('without has_more, judges by the page length against the limit asked (20 by default)', () => {
     const videos = (n: number) => Array.from({ length: n }, (_, i) => videoSchema().parse(video(`v${i}`)));
     const bare = (n: number, params: VideoListParams) =>
-      new VideoPage(normaliseList(videoListSchema().parse(videos(n))), params, mustNotFetch);
+      VideoPage.build(normaliseList(videoListSchema().parse(videos(n))), params, mustNotFetch);
     expect(bare(20, {}).hasNextPage()).toBe(true);
     expect(bare(19, {}).hasNextPage()).toBe(false);
     expect(bare(3, { limit: 3, order: 'asc' }).nextPageParams()).toEqual({ limit: 3, order: 'asc', after: 'v2' });
@@ -91,14 +91,14 @@ describe('VideoPage', () => {
     expect(bare(0, { limit: 3 }).hasNextPage()).toBe(false);
     // What the service says wins over the length.
     const said = (hasMore: boolean, n: number) =>
-      new VideoPage({ data: videos(n), has_more: hasMore, last_id: 'x', next_cursor: null }, {}, mustNotFetch);
+      VideoPage.build({ data: videos(n), has_more: hasMore, last_id: 'x', next_cursor: null }, {}, mustNotFetch);
     expect(said(true, 1).hasNextPage()).toBe(true);
     expect(said(false, 20).hasNextPage()).toBe(false);
   });
   it('stops loudly when a bare-array server ignores `after`', async () => {
     const full = Array.from({ length: 2 }, (_, i) => videoSchema().parse(video(`v${i}`)));
     const envelope = normaliseList(videoListSchema().parse(full));
-    const page = new VideoPage(envelope, { limit: 2 }, async () => envelope);
+    const page = VideoPage.build(envelope, { limit: 2 }, async () => envelope);
     await expect(async () => {
       for await (const _ of page) {
         /* walk */

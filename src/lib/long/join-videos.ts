@@ -9,18 +9,20 @@ import { joinedTags } from './provenance.js';
 import { throwIfAborted } from './segment-file.js';
 
 export interface JoinVideosOptions {
-  /** Stops the join: the temporary file is removed and the call rejects with `APIUserAbortError`. */
-  signal?: AbortSignal;
-  /** Called after each input is copied, with the share of the joined duration written so far (0 to 1). */
-  onProgress?: (fraction: number) => void;
-  /** What the joined file records on top of the metadata carried over from the inputs. */
-  metadata?: {
-    /**
-     * Job ids of the inputs, in order, written as a JSON array under the `avatar-video.segments` tag.
-     * @default none (the tag is not written)
-     */
-    segmentIds?: readonly string[];
-  };
+  /** Stops the join: the temporary file is removed and the call rejects with `APIUserAbortError`. @default undefined */
+  signal?: AbortSignal | undefined;
+  /** Called after each input is copied, with the share of the joined duration written so far (0 to 1). @default undefined */
+  onProgress?: ((fraction: number) => void) | undefined;
+  /** What the joined file records on top of the metadata carried over from the inputs. @default {} */
+  metadata?:
+    | {
+        /**
+         * Job ids of the inputs, in order, written as a JSON array under the `avatar-video.segments` tag.
+         * @default none (the tag is not written)
+         */
+        segmentIds?: readonly string[] | undefined;
+      }
+    | undefined;
 }
 
 export interface JoinVideosResult {
@@ -61,8 +63,8 @@ const throwIfJoinAborted = (signal: AbortSignal | undefined) => throwIfAborted(s
  * - The file is written with its `moov` before `mdat` (plays while downloading) and without holding media in memory:
  *   mediabunny's `fastStart: 'reserve'` leaves room for the sample tables sized from the exact packet counts, then
  *   streams packets to disk. It goes to a temporary file next to `output`, renamed into place once complete and
- *   flushed (see `writeFileAtomic`); on any failure or abort the temporary file is removed and `output` is untouched.
- * - Provenance: the metadata items of every input are carried over by key (see `joinedTags` in provenance.ts), and
+ *   flushed; on any failure or abort the temporary file is removed and `output` is untouched.
+ * - Provenance: the metadata items of every input are carried over by key, and
  *   `options.metadata.segmentIds` is recorded under `avatar-video.segments`.
  *
  * @example

@@ -14,26 +14,26 @@ export interface SplitAudioOptions {
    * Longest segment, in seconds: the service takes 60 s of audio per job.
    * @default 60
    */
-  maxSegmentSeconds?: number;
+  maxSegmentSeconds?: number | undefined;
   /**
    * Shortest segment, in seconds, the last one included (the cut before it moves earlier if needed).
    * At most half of `maxSegmentSeconds`.
    * @default 1
    */
-  minSegmentSeconds?: number;
+  minSegmentSeconds?: number | undefined;
   /**
    * How far before each limit to look for the quietest moment, in seconds.
    * @default 10
    */
-  searchWindowSeconds?: number;
+  searchWindowSeconds?: number | undefined;
   /**
    * Folder the segment files are written to, created if missing. Files are named `segment-000.wav` and so on;
    * existing files of those names are replaced.
    * @default a new folder under `os.tmpdir()`
    */
-  outputDir?: string;
-  /** Stops the split; a segment file being written is removed, finished ones stay. */
-  signal?: AbortSignal;
+  outputDir?: string | undefined;
+  /** Stops the split; a segment file being written is removed, finished ones stay. @default undefined */
+  signal?: AbortSignal | undefined;
 }
 
 /** One piece of the audio, written to its own file. */

@@ -4,27 +4,31 @@ import type { VideoModel } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
 import { FORMATS } from './types.js';
 
-interface CreateParamsBase {
-  /** Driving audio: WAV or MP3, 1 to 60 s. */
-  audio_reference: Uploadable;
-  /** Model name. @default 'service-avatar-x' (the service's default) */
-  model?: VideoModel;
-}
+// The two shapes repeat the shared fields rather than extend a base interface: the published types name only
+// what users can import.
 
 /** Create from a still image (`image_to_video`). */
-export interface ImageToVideoParams extends CreateParamsBase {
+export interface ImageToVideoParams {
+  /** Driving audio: WAV or MP3, 1 to 60 s. */
+  audio_reference: Uploadable;
   /** Appearance image: JPEG or PNG. */
   image_reference: Uploadable;
   /** Not with an image: send exactly one visual reference. */
-  video_reference?: never;
+  video_reference?: undefined;
+  /** Model name. @default 'service-avatar-x' (the service's default) */
+  model?: VideoModel | undefined;
 }
 
 /** Create from a video of the person (`video_to_video`), a gated preview. */
-export interface VideoToVideoParams extends CreateParamsBase {
+export interface VideoToVideoParams {
+  /** Driving audio: WAV or MP3, 1 to 60 s. */
+  audio_reference: Uploadable;
   /** Appearance video: MP4 or MOV, 10 to 60 s. */
   video_reference: Uploadable;
   /** Not with a video: send exactly one visual reference. */
-  image_reference?: never;
+  image_reference?: undefined;
+  /** Model name. @default 'service-avatar-x' (the service's default) */
+  model?: VideoModel | undefined;
 }
 
 /**

@@ -14,8 +14,9 @@ export interface ProbeOptions {
   /**
    * The create parameter the file is meant for (`audio_reference`, `image_reference`, `video_reference`). It sets
    * the issue's `field` and what a rejection says is allowed; it does not make other formats fail.
+   * @default undefined (the issue's `field` is `source`, and a rejection lists every format allowed)
    */
-  fieldName?: string;
+  fieldName?: string | undefined;
 }
 
 const PROBES = { wav: probeWav, mp3: probeMp3, png: probePng, jpeg: probeJpeg, mp4: probeIsobmff, mov: probeIsobmff };

@@ -15,10 +15,13 @@ export interface ValidatedCreate {
 
 export interface ValidateOptions {
   /** Longest driving audio in seconds. @default 60 (the stricter of the spec's two statements) */
-  maxAudioSeconds?: number;
+  maxAudioSeconds?: number | undefined;
 }
 
-/** Spec section 8. */
+/**
+ * The API's limits on input durations, in seconds, as local validation applies them. `maxAudioSeconds` is the
+ * default of the client's `limits.maxAudioSeconds`.
+ */
 export const LIMITS = {
   minAudioSeconds: 1,
   maxAudioSeconds: 60,
