@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { AvatarVideoError } from './errors.js';
+import { checkOptions } from './internal/arguments.js';
 import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isLoopbackHost } from './internal/loopback.js';
@@ -100,6 +101,8 @@ export class AvatarVideo {
   readonly #limiter: ConcurrencyLimiter;
 
   constructor(options: ClientOptions = {}) {
+    checkOptions('new AvatarVideo', options);
+    checkOptions('new AvatarVideo', options.limits, undefined, 'limits');
     const apiKey = options.apiKey ?? env('AVATAR_VIDEO_API_KEY');
     if (!apiKey) {
       throw new AvatarVideoError('Missing API key: pass { apiKey } or set AVATAR_VIDEO_API_KEY.');

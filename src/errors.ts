@@ -16,6 +16,12 @@
  */
 import type { Video } from './schemas.js';
 
+/**
+ * The key of each SDK error class's brand, its exported name, set on its prototype (see the end of this file).
+ * `Symbol.for` gives every copy of the package in a process the same key.
+ */
+const BRAND = Symbol.for('avatar-video.error');
+
 export class AvatarVideoError extends Error {
   override name = 'AvatarVideoError';
   /**
@@ -23,6 +29,35 @@ export class AvatarVideoError extends Error {
    * the message with the call that goes on with it. Absent when no job was created.
    */
   declare readonly videoId?: string | undefined;
+
+  /**
+   * `error instanceof VideoFailedError` holds for a VideoFailedError from any copy of this package. The ESM and
+   * CommonJS builds are two copies with classes of their own, and an app that mixes the two loads both: so an SDK
+   * class also matches an object whose prototype chain carries its brand. A subclass of your own matches as any
+   * class does, by its prototype.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of `instanceof`, most often a subclass.
+    return isInstance(this, value);
+  }
+}
+
+type Branded = { [BRAND]: string };
+
+/** `value instanceof errorClass`: by prototype as usual, or for an SDK class, by the brand of another copy's class. */
+function isInstance(errorClass: typeof AvatarVideoError, value: unknown): boolean {
+  if (Function.prototype[Symbol.hasInstance].call(errorClass, value)) return true;
+  const prototype: unknown = errorClass?.prototype;
+  return Object.hasOwn(Object(prototype), BRAND) && hasBrand(value, (prototype as Branded)[BRAND]);
+}
+
+/** Whether a prototype in `value`'s chain carries `brand`. */
+function hasBrand(value: unknown, brand: string): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  for (let proto: unknown = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    if (Object.hasOwn(Object(proto), BRAND) && (proto as Branded)[BRAND] === brand) return true;
+  }
+  return false;
 }
 
 /**
@@ -409,6 +444,40 @@ export class JoinError extends AvatarVideoError {
     this.file = file;
     this.differences = differences;
   }
+}
+
+// Each class is branded with the name it is exported under (a property key, which no minifier renames). A class
+// added above and not here would be recognised only by identity: test/error-brand.test.ts checks that none is.
+for (const [name, errorClass] of Object.entries({
+  AvatarVideoError,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  ResponseValidationError,
+  ResponseTooLargeError,
+  InvalidArgumentError,
+  OutputPathError,
+  UploadInputError,
+  MediaValidationError,
+  BatchInputError,
+  VideoFailedError,
+  VideoCancelledError,
+  WaitTimeoutError,
+  VideoNotReadyError,
+  SegmentFailedError,
+  DownloadIntegrityError,
+  JoinError,
+})) {
+  Object.defineProperty(errorClass.prototype, BRAND, { value: name });
 }
 
 const classByStatus: Record<number, typeof APIError> = {

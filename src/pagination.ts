@@ -1,11 +1,9 @@
-import { AvatarVideoError, InvalidArgumentError } from './errors.js';
+import { AvatarVideoError } from './errors.js';
 import type { APIPromise, APIResponse } from './internal/api-promise.js';
 import type { Video, VideoListEnvelope } from './schemas.js';
 
 /** The service's page size when `limit` is not sent. */
 const DEFAULT_LIMIT = 20;
-/** The largest `limit` the service accepts. */
-const MAX_LIMIT = 100;
 
 /** Query parameters of `videos.list`. */
 export interface VideoListParams {
@@ -29,19 +27,6 @@ export interface VideoListParams {
    * @default undefined
    */
   cursor?: string | undefined;
-}
-
-/** Refuse, before any request, what the service would answer 422 for: a clear local error instead of a round trip. */
-export function checkListParams({ limit, after, order }: VideoListParams): void {
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT)) {
-    throw new InvalidArgumentError('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}, got ${String(limit)}.`);
-  }
-  if (order !== undefined && order !== 'asc' && order !== 'desc') {
-    throw new InvalidArgumentError('order', `order must be 'asc' or 'desc', got ${JSON.stringify(order)}.`);
-  }
-  if (after !== undefined && (typeof after !== 'string' || after === '')) {
-    throw new InvalidArgumentError('after', `after must be a video id, got ${JSON.stringify(after)}.`);
-  }
 }
 
 type FetchPage = (params: VideoListParams) => Promise<VideoListEnvelope>;

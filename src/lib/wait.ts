@@ -1,4 +1,4 @@
-import { APIError, APIUserAbortError, AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import { APIError, APIUserAbortError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
 import type { Answer } from '../internal/api-promise.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
@@ -72,16 +72,6 @@ const realClock: WaitClock = {
   random: Math.random,
 };
 
-/** Longest delay a Node timer accepts (about 24.8 days); a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-function positive(value: number, name: string): number {
-  if (!(value > 0 && value <= MAX_TIMER_MS)) {
-    throw new AvatarVideoError(`${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${value}.`);
-  }
-  return value;
-}
-
 /**
  * Poll a job until it is COMPLETE (returned), FAILED or CANCELLED (thrown), or the deadline passes.
  * `initial` is a video already in hand (from create), with the poll hint (ms) its answer carried: it counts as the
@@ -128,10 +118,10 @@ class Wait {
     readonly options: WaitOptions,
   ) {
     this.clock = (options as { [WAIT_CLOCK]?: WaitClock })[WAIT_CLOCK] ?? realClock;
-    const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
-    const maxPollInterval = Math.max(positive(options.maxPollInterval ?? 10_000, 'maxPollInterval'), pollInterval);
-    this.schedule = { pollInterval, maxPollInterval };
-    this.waitTimeout = positive(options.waitTimeout ?? 600_000, 'waitTimeout');
+    // The values were checked where the caller passed them (internal/arguments.ts).
+    const pollInterval = options.pollInterval ?? 2_000;
+    this.schedule = { pollInterval, maxPollInterval: Math.max(options.maxPollInterval ?? 10_000, pollInterval) };
+    this.waitTimeout = options.waitTimeout ?? 600_000;
     this.deadline = this.clock.now() + this.waitTimeout;
   }
 

@@ -1,6 +1,5 @@
 import { rmdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InvalidArgumentError } from '../../errors.js';
 import { removeStaleTempFiles } from '../../internal/atomic-file.js';
 import { concurrencyBounds } from '../../internal/concurrency-limiter.js';
 import { prepareOutputFolder, removeCreatedFolders } from '../../internal/output-path.js';
@@ -26,9 +25,6 @@ export async function generateBatch(
 ): Promise<BatchSummary> {
   const { outputDir, concurrency, maxConcurrency, maxAttempts = DEFAULT_JOB_ATTEMPTS, onItem, onProgress, signal, ...wait } = options;
   const bounds = batchBounds(concurrency, maxConcurrency);
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new InvalidArgumentError('maxAttempts', `maxAttempts must be a whole number of at least 1, got ${maxAttempts}.`);
-  }
   const dir = resolve(outputDir);
   const { created } = await prepareOutputFolder(dir);
   const entries = await readLedger(dir);

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { EncodedPacket, MetadataTags } from 'mediabunny';
 import { JoinError } from '../../errors.js';
+import { checkArgument, checkOptions, isFilled, pathTo } from '../../internal/arguments.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
 import { loadMediabunny } from '../../internal/mediabunny.js';
 import { type Clip, countKeptPackets, differences, keptPackets, openClip } from './clip.js';
@@ -70,12 +71,16 @@ const throwIfJoinAborted = (signal: AbortSignal | undefined) => throwIfAborted(s
  * @example
  * const { durationSeconds } = await joinVideos(['part-1.mp4', 'part-2.mp4'], 'talk.mp4');
  */
-export async function joinVideos(inputs: readonly string[], output: string, options: JoinVideosOptions = {}): Promise<JoinVideosResult> {
-  const { signal } = options;
+export async function joinVideos(inputs: readonly string[], output: string, options?: JoinVideosOptions): Promise<JoinVideosResult> {
+  const paths = (list: unknown) => Array.isArray(list) && list.every(isFilled);
+  checkArgument('joinVideos', 'inputs', inputs, [paths, "an array of MP4 file paths, e.g. ['part-1.mp4', 'part-2.mp4']"]);
+  checkArgument('joinVideos', 'output', output, pathTo("the file to write, e.g. 'joined.mp4'"));
+  const checked = checkOptions('joinVideos', options);
+  const { signal } = checked;
   if (inputs.length === 0) throw new JoinError(output, 'joinVideos needs at least one input file.');
   throwIfJoinAborted(signal);
-  const plan = await planJoin(inputs, options.metadata?.segmentIds, signal);
-  await writeFileAtomic(output, (file) => writeJoined(plan, file.path, options));
+  const plan = await planJoin(inputs, checked.metadata?.segmentIds, signal);
+  await writeFileAtomic(output, (file) => writeJoined(plan, file.path, checked));
   return { path: output, bytes: (await stat(output)).size, durationSeconds: plan.durationSeconds };
 }
 

@@ -1,3 +1,4 @@
+import { checkOptions } from '../../internal/arguments.js';
 import type { FilePart } from '../../internal/multipart.js';
 import { type LocalSource, openSource } from '../../internal/source.js';
 import type { VideoModel } from '../../schemas.js';
@@ -45,6 +46,11 @@ export interface PreparedCreate {
   files: FilePart[];
   fields: Record<string, string>;
   dispose(): Promise<void>;
+}
+
+/** The create parameters given to `method`, checked to be an object (each input is checked as it is opened). */
+export function checkParams<T extends VideoCreateParams>(method: string, params: T): T {
+  return checkOptions(method, params, "{ audio_reference: 'speech.wav', image_reference: 'me.png' }", 'params');
 }
 
 /** Dispose every opened input (removes spooled temporary files). */

@@ -1,4 +1,5 @@
 import { MediaValidationError } from '../../errors.js';
+import { checkOptions } from '../../internal/arguments.js';
 import { type LocalSource, openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
 import { ProbeFailure, unsupported } from './failure.js';
@@ -38,10 +39,11 @@ const ALLOWED_ANY = 'accepted formats are WAV and MP3 audio, JPEG and PNG images
  * @example
  * const info = await probeMedia('./speech.mp3'); // { kind: 'audio', format: 'mp3', durationSeconds: 12.4 }
  */
-export async function probeMedia(source: Uploadable, options: ProbeOptions = {}): Promise<MediaInfo> {
-  const local = await openSource(source, options.fieldName ?? 'input');
+export async function probeMedia(source: Uploadable, options?: ProbeOptions): Promise<MediaInfo> {
+  const { fieldName } = checkOptions('probeMedia', options);
+  const local = await openSource(source, fieldName ?? 'input');
   try {
-    return await probeSource(local, options.fieldName);
+    return await probeSource(local, fieldName);
   } finally {
     await local.dispose();
   }

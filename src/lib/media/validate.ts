@@ -1,7 +1,8 @@
 import { type MediaIssueCode, MediaValidationError, type MediaValidationIssue } from '../../errors.js';
+import { checkOptions } from '../../internal/arguments.js';
 import type { LocalSource } from '../../internal/source.js';
 import { VIDEO_MODELS } from '../../schemas.js';
-import { disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
+import { checkParams, disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
 import { ALLOWED, probeSource } from './probe.js';
 import { FORMATS, type MediaInfo } from './types.js';
 
@@ -38,8 +39,9 @@ const SMALL_IMAGE = 512;
  * Check `videos.create` parameters locally, reading only headers, and report every problem at once.
  * Rejects with {@link MediaValidationError}.
  */
-export async function validateCreateParams(params: VideoCreateParams, options: ValidateOptions = {}): Promise<ValidatedCreate> {
-  const prepared = await prepareValidated(params, options);
+export async function validateCreateParams(params: VideoCreateParams, options?: ValidateOptions): Promise<ValidatedCreate> {
+  const method = 'validateCreateParams';
+  const prepared = await prepareValidated(checkParams(method, params), checkOptions(method, options));
   await prepared.dispose();
   return prepared.result;
 }
