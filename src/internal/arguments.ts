@@ -59,6 +59,8 @@ const OPTION_RULES: Record<string, Rule> = {
   limit: [(n) => isWhole(n) && n >= 1 && n <= MAX_LIMIT, `a whole number from 1 to ${MAX_LIMIT}`],
   order: [(o) => o === 'asc' || o === 'desc', "'asc' or 'desc'"],
   after: [isFilled, 'a video id'],
+  videoId: [(id) => isFilled(id) && id !== '.' && id !== '..', "a job's id (e.g. 'vid_123')"],
+  jobLimit: [(l) => l === 'client' || l === 'external', "'client' or 'external'"],
   outputDir: pathTo('a folder path'),
   workDir: pathTo('a folder path'),
   headers: [(h) => typeof h === 'object' && h !== null && !Array.isArray(h), 'an object of header names and values'],

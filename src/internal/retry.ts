@@ -69,8 +69,11 @@ export interface RetrySettings extends RetryDelayOptions {
   /** Tries after the first. */
   maxRetries: number;
   signal?: AbortSignal | undefined;
-  /** Told of every failed attempt, the last one included, with when that attempt started (`performance.now()`). */
-  onFailure?: ((error: unknown, startedAt: number) => void) | undefined;
+  /**
+   * Told of every failed attempt, the last one included, with when that attempt started (`performance.now()`);
+   * awaited, and what it throws ends the call.
+   */
+  onFailure?: ((error: unknown, startedAt: number) => void | Promise<void>) | undefined;
   /** Told of each retry before its wait. */
   onRetry?: ((message: string) => void) | undefined;
 }
@@ -86,7 +89,7 @@ export async function withRetries<R>(kind: RequestKind, settings: RetrySettings,
     try {
       return await attempt(retry + 1);
     } catch (error) {
-      settings.onFailure?.(error, startedAt);
+      await settings.onFailure?.(error, startedAt);
       if (settings.signal?.aborted && !(error instanceof AvatarVideoError)) {
         throw new APIUserAbortError('Request was aborted.', { cause: settings.signal.reason });
       }

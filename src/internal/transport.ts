@@ -9,7 +9,7 @@ import { lazyRequire } from './lazy.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { followRedirects } from './redirect.js';
-import type { APIRequest, RequestOptions } from './request-options.js';
+import type { APIRequest, CreateHooks, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
 import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
 
@@ -67,9 +67,6 @@ export class Transport {
   readonly #debug: boolean;
   readonly #redact = (headers: RawHeaders) => redactHeaders(headers, this.#apiKey);
   readonly #log = (message: string) => this.logger.info(message);
-  readonly #createFailed = (error: unknown, startedAt: number) => {
-    if (error instanceof RateLimitError) this.#feedback?.throttled(error.retryAfter, performance.now() - startedAt);
-  };
 
   constructor(options: TransportOptions) {
     const base = new URL(options.baseURL);
@@ -121,20 +118,27 @@ export class Transport {
   }
 
   /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
-  request<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions = {}): Promise<Answer<T>> {
+  request<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions & CreateHooks = {}): Promise<Answer<T>> {
     return this.withRetries(request.kind, options, (attempt) => this.#attempt(request, schema, options, attempt));
   }
 
   /** Run `attempt` under the retry policy for `kind`, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
-  withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
+  withRetries<R>(kind: RequestKind, options: RequestOptions & CreateHooks, attempt: (number: number) => Promise<R>): Promise<R> {
     const settings = {
       maxRetries: options.maxRetries ?? this.#maxRetries,
       maxRetryDelay: options.maxRetryDelay ?? this.maxRetryDelay,
       signal: options.signal,
-      onFailure: kind === 'create' ? this.#createFailed : undefined,
+      onFailure: kind === 'create' ? (error: unknown, startedAt: number) => this.#createFailed(error, startedAt, options) : undefined,
       onRetry: this.#log,
     };
     return withRetries(kind, settings, attempt);
+  }
+
+  /** A create's failed attempt: a 429 goes to the client's job limit (unless the job is outside it), then to the caller. */
+  async #createFailed(error: unknown, startedAt: number, hooks: CreateHooks): Promise<void> {
+    if (!(error instanceof RateLimitError)) return;
+    if (hooks.jobFeedback !== false) this.#feedback?.throttled(error.retryAfter, performance.now() - startedAt);
+    await hooks.onThrottled?.(error.retryAfter);
   }
 
   /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
@@ -160,7 +164,7 @@ export class Transport {
     return { dispatcher: this.#pool(), headers, timeout, signal: options.signal, secret: this.#apiKey };
   }
 
-  async #attempt<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions, attempt: number) {
+  async #attempt<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions & CreateHooks, attempt: number) {
     const body = request.body ? await request.body() : undefined;
     // Strings, not a URL: one parse less per request (bench/poll.ts).
     const path = this.#basePath + request.path + queryString(request.query);
@@ -185,7 +189,7 @@ export class Transport {
       });
     }
     const data = parseBody(schema, answer.text, where, answer.headers, this.#apiKey);
-    if (request.kind === 'create') this.#feedback?.admitted();
+    if (request.kind === 'create' && options.jobFeedback !== false) this.#feedback?.admitted();
     return { data, status: answer.status, headers: answer.headers };
   }
 }

@@ -1,12 +1,14 @@
-import { VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import { type AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
 import type { Answer } from '../internal/api-promise.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { checkOutputPath } from '../internal/output-path.js';
-import type { RequestOptions } from '../internal/request-options.js';
+import type { CreateHooks, RequestOptions } from '../internal/request-options.js';
+import { DEFAULT_JOB_ATTEMPTS } from '../internal/retry.js';
 import type { HTTPPort } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
 import { type JobStage, namingJob, nextCall } from './job-error.js';
+import { type JobPlaces, type JobPlan, makeJob } from './make-job.js';
 import type { VideoCreateParams } from './media/prepare.js';
 import { pollHint } from './poll-schedule.js';
 import { type WaitOptions, waitForVideo } from './wait.js';
@@ -27,6 +29,32 @@ export interface GenerateOptions extends CreateAndWaitOptions {
   output: string;
   /** Download progress, for a progress bar. @default undefined */
   onDownloadProgress?: ((progress: DownloadProgress) => void) | undefined;
+  /**
+   * Take up this job instead of creating one: wait for it and save it (a worker's retry after a crash, with the id
+   * `onCreated` stored). If it ends FAILED for a rate limit, a job is created again, as for a new one.
+   * @default undefined (a job is created)
+   */
+  videoId?: string | undefined;
+  /**
+   * Awaited after each create is answered (the first and any made again), before the first poll: store the id
+   * here, and a crash at any later point leaves a job to take up with `videoId`, not one paid for twice. If it
+   * throws, `generate` rejects with that error (wrapped when it is not the SDK's), carrying `videoId`.
+   * @default undefined
+   */
+  onCreated?: ((video: Video) => void | Promise<void>) | undefined;
+  /**
+   * Awaited when a create is answered 429, with its `Retry-After` in ms (undefined without one), before any retry.
+   * If it throws, `generate` rejects with exactly that error and no job was created (a queue's own rate-limit
+   * error goes back to the queue); if it returns, the create is retried as `maxRetries` allows.
+   * @default undefined
+   */
+  onThrottled?: ((retryAfterMs: number | undefined) => void | Promise<void>) | undefined;
+  /**
+   * `'external'` runs the job outside the client's limit on jobs running at once (a queue already limits them): it
+   * waits for no place, takes none, and the client's limit does not learn from its create.
+   * @default 'client'
+   */
+  jobLimit?: 'client' | 'external' | undefined;
 }
 
 export interface GenerateResult {
@@ -47,9 +75,15 @@ export interface CreateOptions extends RequestOptions {
 export interface JobPort {
   http: HTTPPort;
   /** `videos.create`, with the response it came in (its headers may hint when to poll first). */
-  create(params: VideoCreateParams, options: CreateOptions): Promise<Answer<Video>>;
+  create(params: VideoCreateParams, options: CreateOptions & CreateHooks): Promise<Answer<Video>>;
   limiter: ConcurrencyLimiter;
 }
+
+/** What `makeVideo` takes of generate's own options. */
+type JobOptions = Pick<GenerateOptions, 'videoId' | 'onCreated' | 'onThrottled' | 'jobLimit'>;
+
+/** A job outside the client's limit (`jobLimit: 'external'`): it takes no place, and its durations are not learnt. */
+const OUTSIDE: JobPlaces = { run: (job) => job(), jobMs: undefined };
 
 /**
  * @internal The engine of `videos.createAndWait`: a create, then a wait, under a permit of the client's job limiter
@@ -61,33 +95,81 @@ export function createAndWait(
   options: CreateAndWaitOptions,
   stage: JobStage = 'running',
 ): Promise<Video> {
-  const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, ...wait } = options;
-  return jobs.limiter.run(
-    async () => {
-      const created = await jobs.create(params, { timeout, maxRetries, maxRetryDelay, headers, validate, signal });
-      const { id } = created.data;
-      try {
-        // The create's answer counts as the first poll, its hint included.
-        return await waitForVideo(jobs.http, id, { ...wait, signal }, { video: created.data, hint: pollHint(created.headers) });
-      } catch (error) {
-        // A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed.
-        if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
-          jobs.http.logger.warn(
-            `video ${id} was created, but the wait for it stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
-          );
-        }
-        throw namingJob(error, id, nextCall(id, stage));
-      }
-    },
-    { signal },
-  );
+  return makeVideo(jobs, params, options, stage, 1);
 }
 
-/** @internal The engine of `videos.generate`: `output` checked, then createAndWait, then the download. */
+/**
+ * A video's job made by `makeJob`: the one `videoId` names, else created (then `onCreated` awaited before the first
+ * poll), and waited on; made again after the failures retry.ts says, `maxAttempts` jobs at most. A refused create is
+ * left to its request's retries. Errors after a create name the job and the call that goes on from `stage`.
+ */
+async function makeVideo(
+  jobs: JobPort,
+  params: VideoCreateParams,
+  options: CreateAndWaitOptions & JobOptions,
+  stage: JobStage,
+  maxAttempts: number,
+): Promise<Video> {
+  const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, videoId, onCreated, onThrottled, jobLimit, ...wait } = options;
+  const places = jobPlacesFor(jobs, jobLimit);
+  const request = { timeout, maxRetries, maxRetryDelay, headers, validate, signal, onThrottled, jobFeedback: places !== OUTSIDE };
+  // The create's answer counts as the first poll, its hint included.
+  let first: { video: Video; hint: number | undefined } | undefined;
+  let ended = 0;
+  const plan: JobPlan = {
+    resume: videoId,
+    create: async () => {
+      const created = await jobs.create(params, request);
+      first = { video: created.data, hint: pollHint(created.headers) };
+      try {
+        // Awaited before anything else can fail: the caller stores the id of a job it now pays for.
+        await onCreated?.(created.data);
+      } catch (error) {
+        throw stranded(jobs, error, created.data.id, stage);
+      }
+      return created.data.id;
+    },
+    wait: async (id) => {
+      const initial = first?.video.id === id ? first : undefined;
+      first = undefined;
+      try {
+        return await waitForVideo(jobs.http, id, { ...wait, signal }, initial);
+      } catch (error) {
+        throw stranded(jobs, error, id, stage);
+      }
+    },
+    ended: async () => ++ended,
+  };
+  return makeJob(plan, { places, maxAttempts, signal, aborted: 'The call was aborted.', recreateRefused: false });
+}
+
+/** The places a job takes: the client's limiter, or none (`jobLimit: 'external'`). */
+function jobPlacesFor(jobs: JobPort, jobLimit: GenerateOptions['jobLimit']): JobPlaces {
+  // Checked at the public boundary (internal/arguments.ts): 'client', 'external' or undefined.
+  return jobLimit === 'external' ? OUTSIDE : jobs.limiter;
+}
+
+/**
+ * `error`, which stopped a call after job `id` was created, naming the job and the call that goes on from `stage`.
+ * A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed, even in the log.
+ */
+function stranded(jobs: JobPort, error: unknown, id: string, stage: JobStage): AvatarVideoError {
+  if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
+    jobs.http.logger.warn(
+      `video ${id} was created, but the call stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
+    );
+  }
+  return namingJob(error, id, nextCall(id, stage));
+}
+
+/**
+ * @internal The engine of `videos.generate`: `output` checked, then the job made (taken up, or created and made again
+ * as a batch's item is), then the download.
+ */
 export async function generate(jobs: JobPort, params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
   const { output, onDownloadProgress, ...rest } = options;
   await checkOutputPath(output);
-  const video = await createAndWait(jobs, params, rest, 'running-then-save');
+  const video = await makeVideo(jobs, params, rest, 'running-then-save', DEFAULT_JOB_ATTEMPTS);
   try {
     const { signal, timeout, maxRetries } = options;
     const { path, bytes } = await downloadVideo(jobs.http, video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });

@@ -58,6 +58,11 @@ export interface JobRun {
   stop?: AbortSignal | undefined;
   /** Message of the APIUserAbortError when `signal` fires between jobs. */
   aborted: string;
+  /**
+   * Create again after a refused create (its request's retries spent). False when nothing paces the next one
+   * (a job outside the client's limit) or the caller's `maxRetries` is the whole budget, as on `generate`. @default true
+   */
+  recreateRefused?: boolean | undefined;
 }
 
 /**
@@ -79,7 +84,7 @@ export async function makeJob(plan: JobPlan, run: JobRun): Promise<Video> {
       return await run.places.run(job, { signal: waitSignal, resumed: jobId !== undefined });
     } catch (error) {
       const failure = jobFailure(error, jobId);
-      if (failure === undefined) throw error;
+      if (failure === undefined || (failure.kind === 'refused' && run.recreateRefused === false)) throw error;
       const ended = failure.kind === 'refused' ? undefined : (error as VideoFailedError | VideoCancelledError);
       const tries = ended ? await plan.ended(jobId as string, ended) : ++refused;
       jobId = undefined;

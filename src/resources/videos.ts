@@ -2,7 +2,7 @@ import type { Answer, APIPromise } from '../internal/api-promise.js';
 import { checkArgument, checkOptions, ITERABLE, pathTo, videoIdOf } from '../internal/arguments.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { encodeMultipart } from '../internal/multipart.js';
-import type { RequestOptions } from '../internal/request-options.js';
+import type { CreateHooks, RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
 import { generateBatch } from '../lib/batch/generate-batch.js';
 import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
@@ -63,7 +63,7 @@ export class Videos {
     return this.#transport.promise(() => this.#create(checkParams(method, params), checkOptions(method, options)));
   }
 
-  async #create(params: VideoCreateParams, options: CreateOptions): Promise<Answer<Video>> {
+  async #create(params: VideoCreateParams, options: CreateOptions & CreateHooks): Promise<Answer<Video>> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
     try {
@@ -183,8 +183,11 @@ export class Videos {
    * Every error after the create carries the job's `videoId` and names the call that goes on with it: if saving
    * fails, the video is still COMPLETE on the service, so `download(id, output)` can be tried again without paying twice.
    * Like `createAndWait`, it shares the client's limit on jobs running at once: `Promise.all` of many calls starts
-   * 2 jobs, then more as the service accepts them.
+   * 2 jobs, then more as the service accepts them (`jobLimit: 'external'` leaves that to a queue of your own).
+   * A job that ends FAILED for a rate limit or a fault of the service is created again, as a batch's item is (3 jobs
+   * at most). For a worker that may crash: store the id in `onCreated`, and take the job up again with `videoId`.
    * @throws OutputPathError when `output` cannot be saved to; no request is sent.
+   * @throws InvalidArgumentError for a `videoId` that is not an id or an unknown `jobLimit`; no request is sent.
    */
   async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
     const method = 'videos.generate';
