@@ -7,11 +7,11 @@ type Mediabunny = typeof import('mediabunny');
  * first use: an app that only creates, polls and downloads never pays for it.
  *
  * Always with `require`, from the ESM build too: mediabunny's ESM and CommonJS builds are two copies, and loading
- * both (an `import()` here, a `require` in avatar-video/testing's CommonJS build) makes it warn "Mediabunny was
- * loaded twice". The mock loads it the same way (testing/render-output.ts). A `require` also works under Jest's
- * CommonJS mode, where any `import()` fails.
+ * both makes it warn "Mediabunny was loaded twice". The built package requires the copy of mediabunny's Node bundle
+ * it ships (src/build-constants.d.ts), as its mock does (testing/render-output.ts): every entry loads that one file.
+ * A `require` also works under Jest's CommonJS mode, where any `import()` fails.
  */
-const mediabunny = lazyRequire<Mediabunny>('mediabunny');
+const mediabunny = lazyRequire<Mediabunny>(typeof __VENDORED_MEDIABUNNY__ === 'string' ? __VENDORED_MEDIABUNNY__ : 'mediabunny');
 
 export async function loadMediabunny(): Promise<Mediabunny> {
   return mediabunny();

@@ -2,11 +2,12 @@ import { createRequire } from 'node:module';
 import type { EncodedPacket, InputTrack } from 'mediabunny';
 
 /**
- * mediabunny, with `require` in both builds as the SDK loads it (its internal/mediabunny.ts): its ESM and CommonJS
- * builds are two copies, and an app using both the SDK and this mock would otherwise load both ("Mediabunny was
- * loaded twice"). On first render, so that importing the mock does not pay for it.
+ * mediabunny, with `require` in both builds, and in the built package the copy it ships (src/build-constants.d.ts),
+ * as the SDK loads it (its internal/mediabunny.ts): an app using both the SDK and this mock loads one copy, not
+ * two ("Mediabunny was loaded twice"). On first render, so that importing the mock does not pay for it.
  */
-const mediabunny = (): typeof import('mediabunny') => createRequire(import.meta.url)('mediabunny');
+const mediabunny = (): typeof import('mediabunny') =>
+  createRequire(import.meta.url)(typeof __VENDORED_MEDIABUNNY__ === 'string' ? __VENDORED_MEDIABUNNY__ : 'mediabunny');
 
 /*
  * Finished videos of any length, built without an encoder: the 1 s fixture's packets are repeated with shifted

@@ -1,10 +1,11 @@
 /**
  * What installing the package gives a user: the library's dependencies and nothing of the command's (commander,
- * cli-progress and csv-parse are bundled into dist/cli.js), the `avatar-video` command working from a folder that
- * holds only those dependencies, the bundled packages' licenses, and no source maps.
+ * cli-progress and csv-parse are bundled into dist/cli.js) nor mediabunny (its own build ships in dist/vendor), the
+ * `avatar-video` command and the library working from a folder that holds only those dependencies, the bundled
+ * packages' licenses, and no source maps.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,16 +26,43 @@ const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) a
   dependencies: Record<string, string>;
 };
 const closers = useCleanup();
-/** An app outside the repository whose node_modules holds the package and its dependencies, nothing else. */
+const media = join(root, 'examples/media');
+/** An app outside the repository whose node_modules holds the package, its dependencies and msw, nothing else. */
 let installed: string;
+
+/**
+ * An app using mediabunny through the package, the SDK in the format given, the mock and a probe in the other: the
+ * SDK probes the video reference, the mock renders the output, the probe reads it. Prints the files of mediabunny
+ * the process loaded.
+ */
+const MEDIA_SCRIPT = `import { createRequire } from 'node:module';
+import { join } from 'node:path';
+const require = createRequire(import.meta.url);
+const [sdkFormat, media] = process.argv.slice(2);
+const load = (specifier, format) => (format === 'cjs' ? require(specifier) : import(specifier));
+const other = sdkFormat === 'cjs' ? 'esm' : 'cjs';
+const { AvatarVideo } = await load('avatar-video', sdkFormat);
+const { startMockServer } = await load('avatar-video/testing', other);
+const { probeMedia } = await load('avatar-video', other);
+const mock = await startMockServer({ processingMs: 100 });
+const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+const video = await client.videos.createAndWait({ audio_reference: join(media, 'speech.wav'), video_reference: join(media, 'presenter.mp4') });
+const saved = await client.videos.download(video.id, 'out-' + sdkFormat + '.mp4');
+const probed = await probeMedia(saved.path);
+await client.close();
+await mock.close();
+const loaded = Object.keys(require.cache).filter((file) => /mediabunny/i.test(file));
+console.log(JSON.stringify({ status: video.status, kind: probed.kind, loaded }));
+`;
 
 beforeAll(async () => {
   const app = await mkdtemp(join(tmpdir(), 'avatar-video-install-'));
   closers.push(() => rm(app, { recursive: true, force: true }));
   installed = join(app, 'node_modules', 'avatar-video');
   await cp(dir, installed, { recursive: true });
-  // The dependencies as npm would install them (their own dependencies resolve from where they really are).
-  for (const name of Object.keys(manifest.dependencies)) {
+  // The dependencies as npm would install them (their own dependencies resolve from where they really are), and msw,
+  // which a user of the mock installs.
+  for (const name of [...Object.keys(manifest.dependencies), 'msw']) {
     await mkdir(dirname(join(app, 'node_modules', name)), { recursive: true });
     await symlink(join(root, 'node_modules', name), join(app, 'node_modules', name), 'dir');
   }
@@ -42,7 +70,28 @@ beforeAll(async () => {
 
 describe('installing avatar-video', () => {
   it('installs the library’s dependencies only: none of the command’s', () => {
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['form-data-encoder', 'formdata-node', 'mediabunny', 'undici', 'zod']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['form-data-encoder', 'formdata-node', 'undici', 'zod']);
+  });
+
+  it('ships mediabunny’s Node bundle unmodified, the one copy every entry loads where mediabunny is not installed', async () => {
+    expect(() => createRequire(join(installed, 'package.json')).resolve('mediabunny')).toThrow(/Cannot find module/);
+    const vendored = join(installed, 'dist/vendor/mediabunny.cjs');
+    // What `require('mediabunny')` loads in node, byte for byte.
+    expect((await readFile(vendored)).equals(await readFile(createRequire(import.meta.url).resolve('mediabunny')))).toBe(true);
+    // The command probes a video reference.
+    const bin = join(installed, manifest.bin['avatar-video'] ?? 'missing bin entry');
+    const args = ['--json', 'validate', '--audio', join(media, 'speech.wav'), '--video', join(media, 'presenter.mp4')];
+    const validated = await spawnCli(bin, args, { cwd: dirname(installed) });
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.json()).toMatchObject({ valid: true, visual: { kind: 'video' } });
+    // The library probes and the mock renders, each build of each entry once.
+    const app = dirname(dirname(installed));
+    await writeFile(join(app, 'media.mjs'), MEDIA_SCRIPT);
+    for (const sdkFormat of ['esm', 'cjs']) {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, ['media.mjs', sdkFormat, media], { cwd: app });
+      expect(stderr).not.toContain('Mediabunny was loaded twice');
+      expect(JSON.parse(stdout)).toEqual({ status: 'COMPLETE', kind: 'video', loaded: [await realpath(vendored)] });
+    }
   });
 
   it('the command runs where only the library’s dependencies are installed', async () => {

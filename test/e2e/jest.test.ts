@@ -188,7 +188,7 @@ describe('vitest', () => {
 });
 
 describe('mediabunny', () => {
-  it('is loaded once in a process that loads index.cjs, testing/index.cjs and index.js, all using it', async () => {
+  it('is loaded once, the package’s own copy, in a process that loads index.cjs, testing/index.cjs and index.js, all using it', async () => {
     const work = await mkdtemp(join(consumer, 'mediabunny-'));
     closers.push(() => rm(work, { recursive: true, force: true }));
     await writeFile(
@@ -208,11 +208,14 @@ const saved = await client.videos.download(video.id, join(${JSON.stringify(work)
 const probed = await esm.probeMedia(saved.path);
 await client.close();
 await mock.close();
-console.log(JSON.stringify({ status: video.status, kind: probed.kind, format: probed.format }));
+const loaded = Object.keys(require.cache).filter((file) => /mediabunny/i.test(file));
+console.log(JSON.stringify({ status: video.status, kind: probed.kind, format: probed.format, loaded }));
 `,
     );
     const { stdout, stderr } = await run(process.execPath, ['both.mjs'], { cwd: work });
-    expect(JSON.parse(stdout)).toEqual({ status: 'COMPLETE', kind: 'video', format: 'mp4' });
+    // Not the mediabunny package, which this repository has installed where the consumer would find it too.
+    const loaded = [join(pkg, 'dist/vendor/mediabunny.cjs')];
+    expect(JSON.parse(stdout)).toEqual({ status: 'COMPLETE', kind: 'video', format: 'mp4', loaded });
     expect(stderr).not.toContain(TWICE);
   });
 });
