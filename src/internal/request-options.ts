@@ -41,6 +41,8 @@ export interface CreateHooks {
 export interface APIRequest {
   method: 'GET' | 'POST';
   path: string;
+  /** The path as a template for traces (`v1/videos/{id}`) when it holds ids; else `path` is one. */
+  route?: string | undefined;
   query?: Record<string, string | number | boolean | undefined | null> | undefined;
   /** Builds a fresh body for each attempt (an upload stream can only be read once). */
   body?: () => Promise<{ stream: Readable; headers: Record<string, string> }>;

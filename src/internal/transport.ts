@@ -12,6 +12,7 @@ import { followRedirects } from './redirect.js';
 import type { APIRequest, CreateHooks, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
 import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
+import { traceRequest } from './tracing.js';
 
 const undici = lazyRequire<typeof Undici>('undici');
 
@@ -119,7 +120,10 @@ export class Transport {
 
   /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
   request<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions & CreateHooks = {}): Promise<Answer<T>> {
-    return this.withRetries(request.kind, options, (attempt) => this.#attempt(request, schema, options, attempt));
+    const route = `/${request.route ?? request.path}`;
+    return this.withRetries(request.kind, options, (attempt) =>
+      traceRequest(request.method, route, attempt, () => this.#attempt(request, schema, options, attempt), requestId),
+    );
   }
 
   /** Run `attempt` under the retry policy for `kind`, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */

@@ -7,6 +7,7 @@ import { header, requestId } from '../internal/headers.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { retryDelay } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
+import { type DownloadTrace, traceDownload } from '../internal/tracing.js';
 import type { HTTPPort, SentResponse } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 import { contentAddress, contentRequest } from './content.js';
@@ -65,6 +66,8 @@ interface Transfer {
   total?: number | undefined;
   contentType?: string | undefined;
   requestId?: string | undefined;
+  /** The download's trace payload, whose counts `transfer` keeps. */
+  readonly trace: DownloadTrace;
 }
 
 /** @internal Use `client.videos.download`. */
@@ -75,6 +78,17 @@ export async function downloadVideo(
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
   const id = typeof video === 'string' ? video : video.id;
+  return traceDownload(id, (trace) => saveVideo(http, video, id, destination, options, trace));
+}
+
+async function saveVideo(
+  http: HTTPPort,
+  video: string | Video,
+  id: string,
+  destination: string,
+  options: DownloadOptions,
+  trace: DownloadTrace,
+) {
   const current = typeof video === 'object' && video.status === 'COMPLETE' ? video : (await retrieveVideo(http, id, options)).data;
   if (current.status !== 'COMPLETE') throw new VideoNotReadyError(current);
 
@@ -84,9 +98,10 @@ export async function downloadVideo(
 
   try {
     return await writeFileAtomic(path, async (file) => {
-      const state: Transfer = { http, id, file, options };
+      const state: Transfer = { http, id, file, options, trace };
       await transfer(state);
       await verify(state);
+      trace.bytes = file.size;
       return { path, bytes: file.size, contentType: state.contentType };
     });
   } catch (error) {
@@ -108,6 +123,8 @@ async function transfer(state: Transfer): Promise<void> {
     }
     if (++setbacks > maxResumes) throw failure;
     const how = state.proof ? `resuming at byte ${state.file.size}` : 'starting over';
+    if (state.proof) state.trace.resumes++;
+    else state.trace.restarts++;
     state.http.logger.info(`download of video ${state.id}: ${failure.message}; ${how}`);
     // The first try after progress goes at once; repeated ones back off like request retries.
     if (setbacks > 1) {

@@ -4,6 +4,7 @@ import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { checkOutputPath } from '../internal/output-path.js';
 import type { CreateHooks, RequestOptions } from '../internal/request-options.js';
 import { DEFAULT_JOB_ATTEMPTS } from '../internal/retry.js';
+import { type JobTrace, traceJob } from '../internal/tracing.js';
 import type { HTTPPort } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
@@ -95,7 +96,24 @@ export function createAndWait(
   options: CreateAndWaitOptions,
   stage: JobStage = 'running',
 ): Promise<Video> {
-  return makeVideo(jobs, params, options, stage, 1);
+  return traceJob(jobTrace(jobs, 'createAndWait', {}), (job) => makeVideo(jobs, params, options, stage, 1, job));
+}
+
+/** The payload of a job's trace, at its start. */
+function jobTrace(jobs: JobPort, operation: JobTrace['operation'], options: JobOptions): () => JobTrace {
+  return () => ({
+    operation,
+    videoId: options.videoId,
+    polls: 0,
+    jobLimit: options.jobLimit === 'external' ? undefined : jobs.limiter.limit,
+  });
+}
+
+/** `job` told of the outcome `error` says, or `video`'s status. */
+function traceOutcome(job: JobTrace | undefined, video: Video | undefined, error?: unknown): void {
+  if (!job) return;
+  const ended = video ?? (error as { video?: Video } | undefined)?.video;
+  job.outcome = error instanceof VideoFailedError || error instanceof VideoCancelledError || !error ? ended?.status : undefined;
 }
 
 /**
@@ -109,6 +127,7 @@ async function makeVideo(
   options: CreateAndWaitOptions & JobOptions,
   stage: JobStage,
   maxAttempts: number,
+  job?: JobTrace,
 ): Promise<Video> {
   const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, videoId, onCreated, onThrottled, jobLimit, ...wait } = options;
   const places = jobPlacesFor(jobs, jobLimit);
@@ -121,6 +140,7 @@ async function makeVideo(
     create: async () => {
       const created = await jobs.create(params, request);
       first = { video: created.data, hint: pollHint(created.headers) };
+      if (job) job.videoId = created.data.id;
       try {
         // Awaited before anything else can fail: the caller stores the id of a job it now pays for.
         await onCreated?.(created.data);
@@ -140,7 +160,14 @@ async function makeVideo(
     },
     ended: async () => ++ended,
   };
-  return makeJob(plan, { places, maxAttempts, signal, aborted: 'The call was aborted.', recreateRefused: false });
+  try {
+    const video = await makeJob(plan, { places, maxAttempts, signal, aborted: 'The call was aborted.', recreateRefused: false });
+    traceOutcome(job, video);
+    return video;
+  } catch (error) {
+    traceOutcome(job, undefined, error);
+    throw error;
+  }
 }
 
 /** The places a job takes: the client's limiter, or none (`jobLimit: 'external'`). */
@@ -167,9 +194,14 @@ function stranded(jobs: JobPort, error: unknown, id: string, stage: JobStage): A
  * as a batch's item is), then the download.
  */
 export async function generate(jobs: JobPort, params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
+  await checkOutputPath(options.output);
+  return traceJob(jobTrace(jobs, 'generate', options), (job) => makeAndSave(jobs, params, options, job));
+}
+
+/** generate's job, made then saved. */
+async function makeAndSave(jobs: JobPort, params: VideoCreateParams, options: GenerateOptions, job: JobTrace | undefined) {
   const { output, onDownloadProgress, ...rest } = options;
-  await checkOutputPath(output);
-  const video = await makeVideo(jobs, params, rest, 'running-then-save', DEFAULT_JOB_ATTEMPTS);
+  const video = await makeVideo(jobs, params, rest, 'running-then-save', DEFAULT_JOB_ATTEMPTS, job);
   try {
     const { signal, timeout, maxRetries } = options;
     const { path, bytes } = await downloadVideo(jobs.http, video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });

@@ -208,5 +208,5 @@ class Wait {
 
 /** @internal GET one video, with the response it came in (its headers may hint when to poll next). Throws at once for a bad id. */
 export function retrieveVideo(http: HTTPPort, id: string, options?: RequestOptions): Promise<Answer<Video>> {
-  return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, videoSchema, options);
+  return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, route: 'v1/videos/{id}', kind: 'read' }, videoSchema, options);
 }

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VideoCancelledError, VideoFailedError } from '../../errors.js';
+import { traceBatchItem } from '../../internal/tracing.js';
 import type { Video } from '../../schemas.js';
 import { type JobPlan, makeJob } from '../make-job.js';
 import type { CheckedItem } from './check.js';
@@ -14,7 +15,11 @@ import type { BatchItemResult } from './types.js';
  * Take one item to its end: skipped when already saved, made in segments when its audio is longer than one job
  * allows, else one job (resumed or created), waited on and saved.
  */
-export async function runItem(item: CheckedItem, entry: LedgerRecord | undefined, ctx: ItemContext): Promise<BatchItemResult> {
+export function runItem(item: CheckedItem, entry: LedgerRecord | undefined, ctx: ItemContext): Promise<BatchItemResult> {
+  return traceBatchItem(item.key, () => runTraced(item, entry, ctx));
+}
+
+async function runTraced(item: CheckedItem, entry: LedgerRecord | undefined, ctx: ItemContext): Promise<BatchItemResult> {
   const path = join(ctx.outputDir, `${item.key}.mp4`);
   if (entry?.state === 'saved' && (await sizeIs(path, entry.bytes))) {
     const made = entry.segmentIds ? { segmentVideoIds: entry.segmentIds } : { videoId: entry.jobId };
