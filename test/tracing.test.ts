@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
 import { AvatarVideo, RateLimitError } from '../src/index.js';
+import { startMockServer } from '../src/testing/index.js';
 import { fakeMp4 } from './helpers/fake-mp4.js';
 import { useCleanup } from './helpers/fixture.js';
 import { mockFixture, wav } from './helpers/media.js';
@@ -129,4 +130,23 @@ it('publishes a generate with one 429 and one resumed download, in full, with no
   expect(text).not.toContain(KEY);
   expect(text).not.toContain('sig=');
   expect(text).not.toContain(host.url);
+});
+
+it('publishes each batch item with its key, status and video id, and its download', async () => {
+  const mock = await startMockServer({ processingMs: 100 });
+  closers.push(() => mock.close());
+  const seen = record();
+  const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+  closers.push(() => client.close());
+  dir = await mkdtemp(join(tmpdir(), 'avatar-trace-'));
+  const item = { key: 'intro', audio_reference: wav(1), image_reference: mockFixture('portrait.png') };
+  const summary = await client.videos.generateBatch([item], { outputDir: dir, pollInterval: 20 });
+  const videoId = summary.results[0]?.videoId;
+  expect(videoId).toEqual(expect.any(String));
+  const items = seen.filter((s) => s.channel === 'batch-item');
+  expect(items.map((s) => s.event)).toEqual(['start', 'end', 'asyncStart', 'asyncEnd']);
+  expect(items[0]?.payload).toEqual({ key: 'intro', status: 'complete', videoId, result: undefined });
+  const download = seen.find((s) => s.channel === 'download')?.payload;
+  expect(download).toEqual({ videoId, bytes: expect.any(Number), resumes: 0, restarts: 0, job: undefined, result: undefined });
+  expect(inspect(seen, { depth: 8 })).not.toContain('sig=');
 });
