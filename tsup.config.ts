@@ -5,7 +5,11 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       'testing/index': 'src/testing/index.ts',
+      'bullmq/index': 'src/bullmq/index.ts',
     },
+    // avatar-video/bullmq imports the main entry by name: one copy of the error classes (instanceof holds across
+    // entries) and of the client's types. bullmq itself, an optional peer, is imported for its types only.
+    external: ['avatar-video'],
     format: ['esm', 'cjs'],
     // `@internal` members (the transport the client hands down) stay out of the published types.
     dts: { compilerOptions: { stripInternal: true } },

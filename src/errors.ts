@@ -413,6 +413,24 @@ export class JoinError extends AvatarVideoError {
   }
 }
 
+/**
+ * Thrown by the processor of `avatar-video/bullmq` when a create was refused with 429, after it paused the queue
+ * (`queue.rateLimit(delayMs)`). Its message is BullMQ's own rate-limit signal, `bullmq:rateLimitExceeded`: the
+ * worker puts the job back to waiting without using one of its attempts (provided the Worker has a `limiter`, as
+ * `workerDefaults` sets). No video job was created.
+ */
+export class QueueRateLimitError extends AvatarVideoError {
+  override name = 'QueueRateLimitError';
+  /** How long the queue was paused, in ms: the 429's Retry-After, else the processor's `rateLimitDelay`. */
+  readonly delayMs: number;
+
+  constructor(delayMs: number) {
+    // BullMQ recognises a manual rate limit by this exact message (its RATE_LIMIT_ERROR).
+    super('bullmq:rateLimitExceeded');
+    this.delayMs = delayMs;
+  }
+}
+
 const classByStatus: Record<number, typeof APIError> = {
   400: BadRequestError,
   401: AuthenticationError,
