@@ -2,11 +2,11 @@
  * avatar-video/bullmq on 3 worker processes against one `generateBatch` process: the same mock (its own process,
  * capped at 6 jobs at once, 10% of jobs FAILED for a rate limit) and 60 items. The workers share a queue on a local
  * redis-server with its global concurrency set to the cap; in the last run one worker is SIGKILLed a third of the
- * way through, and the others take its jobs up after the lock (2 s here) runs out. Children are compiled like the
- * package. Prints wall time against the ideal (every job made, `limit` at a time), 429s, creates, whole files and
- * video jobs paid for twice.
+ * way through (by the ideal time), and the others take its jobs up once its locks (2 s here) have run out. Children
+ * are compiled like the package. Prints wall time against the ideal (every job made, `limit` at a time), 429s,
+ * creates, whole files and video jobs paid for twice (a worker killed between a create's answer and the id stored).
  *
- *   npx tsx bench/distributed.ts [items=60] [processingMs=1000] [limit=6]
+ *   npx tsx bench/distributed.ts [items=60] [processingMs=1000] [limit=6] [rateLimitedShare=0.1]
  *
  * Targets: workers at most 1.2x ideal with 0 jobs paid twice; at most 1.3x with a worker killed.
  */
@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { videoJob } from '../src/bullmq/index.js';
-import { startWorkerHost, stopWorkerHosts, type WorkerHost } from '../test/helpers/bullmq-host.js';
+import { startWorkerHost, stopWorkerHosts } from '../test/helpers/bullmq-host.js';
 import { wav } from '../test/helpers/media.js';
 import { summarizeMp4 } from '../test/helpers/mp4.js';
 import { findRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../test/helpers/redis-server.js';
@@ -29,7 +29,7 @@ const ITEMS = Number(process.argv[2] ?? 60);
 const PROCESSING_MS = Number(process.argv[3] ?? 1_000);
 const LIMIT = Number(process.argv[4] ?? 6);
 const WORKERS = 3;
-const FAILURE_RATE = 0.1;
+const FAILURE_RATE = Number(process.argv[5] ?? 0.1);
 const IMAGE = fileURLToPath(new URL('../test/fixtures/mock/portrait.png', import.meta.url));
 
 const built = await compile(['bench/batch-child.ts', 'test/helpers/bullmq-worker.ts']);
@@ -86,34 +86,33 @@ async function batch() {
   report('generateBatch, 1 process', wallMs, stats, await wholeFiles(out, stats));
 }
 
-/** `WORKERS` worker processes on one queue; with `killAt`, the worker that stores the killAt-th job is SIGKILLed. */
-async function workers(name: string, killAt?: number) {
+/** `WORKERS` worker processes on one queue; with `killAtMs`, the first is SIGKILLed that long after the items are added. */
+async function workers(name: string, killAtMs?: number) {
   const dir = join(work, name);
   const out = join(dir, 'out');
   await mkdir(out, { recursive: true });
   const redis = await startRedisServer(dir);
   const mock = await spawnMock(PROCESSING_MS, LIMIT, FAILURE_RATE);
-  let stored = 0;
-  const onStored = (host: WorkerHost) => {
-    if (++stored === killAt) host.child.kill('SIGKILL');
-  };
   const args = [redis.path, name, mock.baseURL, mock.apiKey, out, '2000', '1000'];
-  const hosts = await Promise.all(Array.from({ length: WORKERS }, () => startWorkerHost([workerChild], args, onStored)));
+  const hosts = await Promise.all(Array.from({ length: WORKERS }, () => startWorkerHost([workerChild], args, () => {})));
   const queue = new Queue(name, { connection: { path: redis.path } });
   try {
     await queue.setGlobalConcurrency(LIMIT);
     const started = performance.now();
     await queue.addBulk(items.map((item) => videoJob(item)));
+    // At a moment unrelated to any job's steps, as a host's crash would be.
+    const kill = killAtMs === undefined ? undefined : setTimeout(() => hosts[0]?.child.kill('SIGKILL'), killAtMs);
     let counts: Record<string, number>;
     do {
       await sleep(20);
       counts = await queue.getJobCounts('completed', 'failed');
     } while ((counts.completed ?? 0) + (counts.failed ?? 0) < ITEMS);
     const wallMs = performance.now() - started;
+    clearTimeout(kill);
     const stats = await mock.stats();
     const failed = counts.failed ? `; ${counts.failed} queue jobs FAILED` : '';
     report(
-      `${WORKERS} BullMQ workers${killAt ? `, one SIGKILLed at the ${killAt}th create` : ''}`,
+      `${WORKERS} BullMQ workers${killAtMs ? `, one SIGKILLed after ${(killAtMs / 1000).toFixed(1)} s` : ''}`,
       wallMs,
       stats,
       await wholeFiles(out, stats),
@@ -133,7 +132,8 @@ try {
     console.log(`BullMQ runs skipped: no redis-server on PATH; ${REDIS_INSTALL_HINT}`);
   } else {
     await workers('workers');
-    await workers('workers-killed', Math.round(ITEMS / 3));
+    // A third of the way through the ideal run.
+    await workers('workers-killed', (ITEMS * PROCESSING_MS) / LIMIT / 3);
   }
 } finally {
   await rm(work, { recursive: true, force: true });

@@ -6,6 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createVideoProcessor, type VideoJobData, type VideoProcessorOptions, videoJob, workerDefaults } from '../src/bullmq/index.js';
@@ -35,15 +36,19 @@ afterAll(async () => {
 });
 beforeEach(() => mock.reset());
 
-/** A BullMQ job as the processor sees it, recording each update: `data` as stored after each `updateData`. */
-function fakeJob(data: VideoJobData) {
+/**
+ * A BullMQ job as the processor sees it, recording each update: `data` as stored after each `updateData`, which
+ * takes `storeMs` (a Redis far away): a processor that did not wait for it would poll meanwhile.
+ */
+function fakeJob(data: VideoJobData, storeMs = 0) {
   const job = {
     data,
     stored: [] as VideoJobData[],
     progress: [] as number[],
-    /** Polls of the job's video the mock had answered when each `updateData` ran. */
+    /** Polls of the job's video the mock had answered when each `updateData` was done. */
     pollsWhenStored: [] as number[],
     async updateData(next: VideoJobData) {
+      await sleep(storeMs);
       job.pollsWhenStored.push(polls(next.videoId));
       job.data = next;
       job.stored.push(structuredClone(next));
@@ -71,7 +76,8 @@ function processor(queue = fakeQueue(), options: Partial<VideoProcessorOptions> 
 
 describe('createVideoProcessor', () => {
   it('a new item: creates, stores the id before the first poll, reports progress, saves <key>.mp4', async () => {
-    const job = fakeJob(item('first'));
+    // Several of the mock's poll hints (50 ms): ample time for a poll, had the processor not waited for the store.
+    const job = fakeJob(item('first'), 300);
     const process = processor();
     // BullMQ hands its AbortSignal only to a processor that declares three parameters.
     expect(process.length).toBe(3);
