@@ -7,7 +7,15 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AvatarVideo, AvatarVideoError, type ClientOptions, InvalidArgumentError, type Video, VideoFailedError } from '../src/index.js';
+import {
+  AvatarVideo,
+  AvatarVideoError,
+  type ClientOptions,
+  InvalidArgumentError,
+  RateLimitError,
+  type Video,
+  VideoFailedError,
+} from '../src/index.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { useCleanup } from './helpers/fixture.js';
 import { mockFixture, wav } from './helpers/media.js';
@@ -179,6 +187,13 @@ describe('onThrottled', () => {
     expect(hints).toEqual([10]);
     expect(creates()).toHaveLength(2);
     expect(result.video.status).toBe('COMPLETE');
+  });
+  it('without it, a create refused beyond maxRetries rejects with the RateLimitError, as before: no create made again', async () => {
+    await setup({ processingMs: 0 });
+    mock.failNext({ method: 'POST', path: '/v1/videos' }, { status: 429, headers: { 'retry-after': '0.01' } });
+    const error = await client.videos.generate(params(), { output: join(dir, 'out.mp4'), maxRetries: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(creates()).toHaveLength(1);
   });
 });
 

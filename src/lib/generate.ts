@@ -160,7 +160,7 @@ function jobPlacesFor(jobs: JobPort, jobLimit: GenerateOptions['jobLimit']): Job
 function stranded(jobs: JobPort, error: unknown, id: string, stage: JobStage): AvatarVideoError {
   if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
     jobs.http.logger.warn(
-      `video ${id} was created, but the wait for it stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
+      `video ${id} was created, but the call stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
     );
   }
   return namingJob(error, id, nextCall(id, stage));
