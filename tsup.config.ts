@@ -1,37 +1,71 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+import { VENDORED_MEDIABUNNY, vendorMediabunny } from './scripts/vendor.js';
 
-export default defineConfig([
-  {
-    entry: {
-      index: 'src/index.ts',
-      'testing/index': 'src/testing/index.ts',
-      'bullmq/index': 'src/bullmq/index.ts',
-    },
-    // avatar-video/bullmq imports the main entry by name: one copy of the error classes (instanceof holds across
-    // entries) and of the client's types. bullmq itself, an optional peer, is imported for its types only.
-    external: ['avatar-video'],
-    format: ['esm', 'cjs'],
-    // `@internal` members (the transport the client hands down) stay out of the published types.
-    dts: { compilerOptions: { stripInternal: true } },
-    target: 'node20',
-    platform: 'node',
-    sourcemap: true,
-    clean: true,
-    splitting: false,
-    // import.meta.url in the CommonJS build (testing/msw.ts resolves msw from its own location).
-    shims: true,
+/** The command's own dependencies, bundled into dist/cli.js: see THIRD-PARTY-NOTICES.md. */
+const CLI_DEPENDENCIES = ['commander', 'cli-progress', 'csv-parse'];
+
+/**
+ * What the built code requires mediabunny by: the copy of its Node bundle in the output folder (scripts/vendor.ts),
+ * relative to the built file; `toOutDir` leads from the built file's folder to the output folder. One file, so one
+ * copy of mediabunny whichever entry loads it. The sources, which see no such constant, load the `mediabunny`
+ * package (src/build-constants.d.ts).
+ */
+const vendoredMediabunny = (toOutDir: './' | '../'): Record<string, string> => ({
+  __VENDORED_MEDIABUNNY__: JSON.stringify(`${toOutDir}${VENDORED_MEDIABUNNY.output}`),
+});
+
+/** The library's entries (ESM and CommonJS, with declarations): one config each, as each sits at its own depth. */
+const library: Options = {
+  format: ['esm', 'cjs'],
+  // `@internal` members (the transport the client hands down) stay out of the published types.
+  dts: { compilerOptions: { stripInternal: true } },
+  target: 'node20',
+  platform: 'node',
+  // No source maps: dist/*.js is not minified and marks each part with the source file it came from, so a stack
+  // trace already points at readable code the user has. Maps could point only at sources the package does not ship
+  // (with the sources inside, they were 65% of it).
+  sourcemap: false,
+  splitting: false,
+  // import.meta.url in the CommonJS build (internal/lazy.ts, internal/mediabunny.ts and the mock require from there).
+  shims: true,
+  // The CommonJS build turns `import()` into `require`: under Jest's CommonJS mode any `import()` fails, and a
+  // CommonJS user should get a package's CommonJS build (testing/msw.ts).
+  esbuildOptions(options, { format }) {
+    if (format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
   },
+};
+
+export default defineConfig(({ outDir = 'dist' }): Options[] => [
+  {
+    ...library,
+    entry: { index: 'src/index.ts' },
+    define: vendoredMediabunny('./'),
+    // This build empties the output folder (before it builds); the others must not remove what it wrote.
+    clean: true,
+    onSuccess: () => vendorMediabunny(outDir),
+  },
+  { ...library, entry: { 'testing/index': 'src/testing/index.ts' }, define: vendoredMediabunny('../'), clean: false },
+  // avatar-video/bullmq imports the main entry by its name, left external: one copy of the error classes and of the
+  // client's types. bullmq itself, an optional peer, is imported for its types only.
+  { ...library, entry: { 'bullmq/index': 'src/bullmq/index.ts' }, external: ['avatar-video'], clean: false },
   // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.
   {
     entry: { cli: 'src/cli/index.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',
-    sourcemap: true,
-    // The first build empties dist; this one must not remove what that one wrote.
+    sourcemap: false,
+    // The command's own dependencies go inside it (devDependencies, so a library user does not install them);
+    // their licenses ship in THIRD-PARTY-NOTICES.md. The library's dependencies stay external, installed once.
+    noExternal: CLI_DEPENDENCIES,
     clean: false,
-    // The mock (and msw, an optional peer) goes in a chunk loaded only by `avatar-video mock`.
+    // The mock (and msw, an optional peer) goes in a chunk loaded only by `avatar-video mock`. Every chunk is in
+    // the output folder itself.
     splitting: true,
-    banner: { js: '#!/usr/bin/env node' },
+    define: vendoredMediabunny('./'),
+    // A `require` for the bundled CommonJS packages (commander, cli-progress), which require node's own modules.
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+    },
   },
 ]);

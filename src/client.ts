@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { AvatarVideoError } from './errors.js';
+import { checkOptions } from './internal/arguments.js';
 import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isLoopbackHost } from './internal/loopback.js';
@@ -15,29 +16,29 @@ export type { RequestOptions } from './internal/request-options.js';
 /** Local media limits. The spec states audio of 1 to 60 s and, elsewhere, 1 to 180 s; the stricter applies by default. */
 export interface MediaLimits {
   /** Longest driving audio, in seconds. Raise to 180 only if your account accepts it. @default 60 */
-  maxAudioSeconds?: number;
+  maxAudioSeconds?: number | undefined;
 }
 
 export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
   /** API key sent as `x-api-key`. @default process.env.AVATAR_VIDEO_API_KEY */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Service address, e.g. `https://api.example.com` (paths start with `/v1`). @default process.env.AVATAR_VIDEO_BASE_URL */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Allow a plain `http:` base URL that is not loopback. The key would cross the network in clear. @default false */
-  allowInsecureHttp?: boolean;
+  allowInsecureHttp?: boolean | undefined;
   /** Where log lines go. Lines never contain the key. @default console */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Lowest level written. @default process.env.AVATAR_VIDEO_LOG ?? 'warn' */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
   /** Local media limits used by input validation. @default { maxAudioSeconds: 60 } */
-  limits?: MediaLimits;
+  limits?: MediaLimits | undefined;
   /**
    * The undici dispatcher for every request, to the API and to the file host alike: pass
    * `new ProxyAgent(url)` or `new EnvHttpProxyAgent()` to go through a proxy. The client does not close
    * a dispatcher it was given. The key still goes only to the API's origin.
    * @default a keep-alive `Agent` of the client's own
    */
-  dispatcher?: Dispatcher;
+  dispatcher?: Dispatcher | undefined;
   /**
    * How many video jobs this client runs at once (`generate`, `createAndWait`, `generateLong`'s segments and
    * `generateBatch`'s items alike, each holding a place from its create to its end). `'auto'` finds the service's
@@ -46,7 +47,7 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
    * pauses still apply). Read the state with `client.jobConcurrency`.
    * @default 'auto'
    */
-  jobConcurrency?: 'auto' | number;
+  jobConcurrency?: 'auto' | number | undefined;
 }
 
 function env(name: string): string | undefined {
@@ -90,7 +91,8 @@ export class AvatarVideo {
   readonly timeout: number;
   readonly maxRetries: number;
   readonly maxRetryDelay: number;
-  readonly limits: Required<MediaLimits>;
+  /** The local media limits in force (`limits` given, or the defaults). */
+  readonly limits: { maxAudioSeconds: number };
   /** @internal */
   readonly logger: Logger;
   // A private field stays out of util.inspect, JSON.stringify, Object.keys and the published types.
@@ -99,6 +101,8 @@ export class AvatarVideo {
   readonly #limiter: ConcurrencyLimiter;
 
   constructor(options: ClientOptions = {}) {
+    checkOptions('new AvatarVideo', options);
+    checkOptions('new AvatarVideo', options.limits, undefined, 'limits');
     const apiKey = options.apiKey ?? env('AVATAR_VIDEO_API_KEY');
     if (!apiKey) {
       throw new AvatarVideoError('Missing API key: pass { apiKey } or set AVATAR_VIDEO_API_KEY.');
@@ -134,7 +138,7 @@ export class AvatarVideo {
         admitted: () => this.#limiter.admitted(),
       },
     });
-    this.videos = new Videos(this.#transport, this.limits, this.#limiter);
+    this.videos = Videos.build(this.#transport, this.limits, this.#limiter);
   }
 
   /** The client's limit on jobs running at once, now: `{ limit, running, lastThrottle? }`. */

@@ -1,6 +1,6 @@
 /**
- * Every error the SDK throws, in one place. All extend {@link AvatarVideoError}; the README's errors table lists
- * them with when each is thrown and whether it is retried. The families, in this file's order:
+ * The base class of every error the SDK throws. The README's errors table lists them with when each is thrown and
+ * whether it is retried. The families:
  *
  * - The service answered with an HTTP error: {@link APIError} and one subclass per status.
  * - No usable answer: {@link APIConnectionError}, {@link APIConnectionTimeoutError}, {@link APIUserAbortError}.
@@ -11,10 +11,16 @@
  *   {@link VideoNotReadyError}, {@link SegmentFailedError}. No HTTP request failed.
  * - Files the SDK saves or joins: {@link DownloadIntegrityError}, {@link JoinError}.
  *
- * Any of them thrown after a job was created carries that job's `videoId`. Nothing here ever holds the API key:
+ * Any of them thrown after a job was created carries that job's `videoId`. None of them ever holds the API key:
  * request headers are never stored, response headers are redacted.
  */
 import type { Video } from './schemas.js';
+
+/**
+ * The key of each SDK error class's brand, its exported name, set on its prototype (see the end of this file).
+ * `Symbol.for` gives every copy of the package in a process the same key.
+ */
+const BRAND = Symbol.for('avatar-video.error');
 
 export class AvatarVideoError extends Error {
   override name = 'AvatarVideoError';
@@ -22,7 +28,36 @@ export class AvatarVideoError extends Error {
    * Set when the error happened after a video job was created (the job is paid for): the job's id, also named in
    * the message with the call that goes on with it. Absent when no job was created.
    */
-  declare readonly videoId?: string;
+  declare readonly videoId?: string | undefined;
+
+  /**
+   * `error instanceof VideoFailedError` holds for a VideoFailedError from any copy of this package. The ESM and
+   * CommonJS builds are two copies with classes of their own, and an app that mixes the two loads both: so an SDK
+   * class also matches an object whose prototype chain carries its brand. A subclass of your own matches as any
+   * class does, by its prototype.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of `instanceof`, most often a subclass.
+    return isInstance(this, value);
+  }
+}
+
+type Branded = { [BRAND]: string };
+
+/** `value instanceof errorClass`: by prototype as usual, or for an SDK class, by the brand of another copy's class. */
+function isInstance(errorClass: typeof AvatarVideoError, value: unknown): boolean {
+  if (Function.prototype[Symbol.hasInstance].call(errorClass, value)) return true;
+  const prototype: unknown = errorClass?.prototype;
+  return Object.hasOwn(Object(prototype), BRAND) && hasBrand(value, (prototype as Branded)[BRAND]);
+}
+
+/** Whether a prototype in `value`'s chain carries `brand`. */
+function hasBrand(value: unknown, brand: string): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  for (let proto: unknown = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    if (Object.hasOwn(Object(proto), BRAND) && (proto as Branded)[BRAND] === brand) return true;
+  }
+  return false;
 }
 
 /**
@@ -35,7 +70,7 @@ export interface APIErrorDetail {
   /** What is wrong, as the service said it, e.g. `Field required`. */
   message: string;
   /** Machine-readable kind of problem, e.g. `missing` or `literal_error`, when the body had one. */
-  type?: string;
+  type?: string | undefined;
 }
 
 export class APIError extends AvatarVideoError {
@@ -180,8 +215,6 @@ export class ResponseTooLargeError extends AvatarVideoError {
   }
 }
 
-/** What is wrong with a destination, as {@link OutputPathError.code}. */
-
 // --- Inputs refused before any request: nothing was uploaded or paid for ---
 
 /** A method was called with an argument it cannot send, e.g. `list({ limit: 500 })`. Nothing was requested. */
@@ -265,7 +298,7 @@ export interface BatchProblem {
   /** The item's key, when it has a usable one. */
   key: string | undefined;
   /** The create parameter concerned, when there is one. */
-  field?: string;
+  field?: string | undefined;
   code: string;
   message: string;
 }
@@ -429,6 +462,41 @@ export class QueueRateLimitError extends AvatarVideoError {
     super('bullmq:rateLimitExceeded');
     this.delayMs = delayMs;
   }
+}
+
+// Each class is branded with the name it is exported under (a property key, which no minifier renames). A class
+// added above and not here would be recognised only by identity: test/error-brand.test.ts checks that none is.
+for (const [name, errorClass] of Object.entries({
+  AvatarVideoError,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  ResponseValidationError,
+  ResponseTooLargeError,
+  InvalidArgumentError,
+  OutputPathError,
+  UploadInputError,
+  MediaValidationError,
+  BatchInputError,
+  VideoFailedError,
+  VideoCancelledError,
+  WaitTimeoutError,
+  VideoNotReadyError,
+  SegmentFailedError,
+  DownloadIntegrityError,
+  JoinError,
+  QueueRateLimitError,
+})) {
+  Object.defineProperty(errorClass.prototype, BRAND, { value: name });
 }
 
 const classByStatus: Record<number, typeof APIError> = {

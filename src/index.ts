@@ -39,7 +39,9 @@ export {
   VideoNotReadyError,
   WaitTimeoutError,
 } from './errors.js';
-export type { APIPromise, APIResponse } from './internal/api-promise.js';
+// Classes users meet but never build (their constructors are private), exported as values: the bundled declarations
+// declare a class as one even when exported with `export type`, so a type-only export would compile, then crash.
+export { APIPromise, type APIResponse } from './internal/api-promise.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export type {
   BatchItem,
@@ -61,7 +63,7 @@ export type { MediaFormat, MediaInfo } from './lib/media/types.js';
 export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
 export type { WaitOptions, WaitProgress } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
-export type { ContentURLOptions, CreateOptions, Videos } from './resources/videos.js';
+export { type ContentURLOptions, type CreateOptions, Videos } from './resources/videos.js';
 export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoError, type VideoModel, type VideoStatus } from './schemas.js';
 export { NamedUpload, toFile, type Uploadable } from './uploads.js';
 export { VERSION } from './version.js';

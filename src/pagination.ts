@@ -1,11 +1,9 @@
-import { AvatarVideoError, InvalidArgumentError } from './errors.js';
+import { AvatarVideoError } from './errors.js';
 import type { APIPromise, APIResponse } from './internal/api-promise.js';
 import type { Video, VideoListEnvelope } from './schemas.js';
 
 /** The service's page size when `limit` is not sent. */
 const DEFAULT_LIMIT = 20;
-/** The largest `limit` the service accepts. */
-const MAX_LIMIT = 100;
 
 /** Query parameters of `videos.list`. */
 export interface VideoListParams {
@@ -13,35 +11,22 @@ export interface VideoListParams {
    * Videos per page, a whole number from 1 to 100. Iterating the list walks every page whatever its size.
    * @default 20
    */
-  limit?: number;
+  limit?: number | undefined;
   /**
    * Start strictly after the video with this id, in the `order` asked (e.g. the last id of a previous page).
    * @default undefined (from the first video)
    */
-  after?: string;
+  after?: string | undefined;
   /**
    * `desc` lists the newest first, `asc` the oldest first.
    * @default 'desc'
    */
-  order?: 'asc' | 'desc';
+  order?: 'asc' | 'desc' | undefined;
   /**
    * Opaque cursor from a previous page's `next_cursor`, for a service that sends one (the SDK sets it while walking).
    * @default undefined
    */
-  cursor?: string;
-}
-
-/** Refuse, before any request, what the service would answer 422 for: a clear local error instead of a round trip. */
-export function checkListParams({ limit, after, order }: VideoListParams): void {
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT)) {
-    throw new InvalidArgumentError('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}, got ${String(limit)}.`);
-  }
-  if (order !== undefined && order !== 'asc' && order !== 'desc') {
-    throw new InvalidArgumentError('order', `order must be 'asc' or 'desc', got ${JSON.stringify(order)}.`);
-  }
-  if (after !== undefined && (typeof after !== 'string' || after === '')) {
-    throw new InvalidArgumentError('after', `after must be a video id, got ${JSON.stringify(after)}.`);
-  }
+  cursor?: string | undefined;
 }
 
 type FetchPage = (params: VideoListParams) => Promise<VideoListEnvelope>;
@@ -62,7 +47,13 @@ export class VideoPage implements AsyncIterable<Video> {
   readonly #params: VideoListParams;
   readonly #fetch: FetchPage;
 
-  constructor(envelope: VideoListEnvelope, params: VideoListParams, fetch: FetchPage) {
+  /** @internal Built by `videos.list`, which fetches the pages. */
+  static build(envelope: VideoListEnvelope, params: VideoListParams, fetch: FetchPage): VideoPage {
+    return new VideoPage(envelope, params, fetch);
+  }
+
+  // Private, and built through `build` above: the published type shows no constructor, nor the types it takes.
+  private constructor(envelope: VideoListEnvelope, params: VideoListParams, fetch: FetchPage) {
     this.data = envelope.data;
     this.has_more = envelope.has_more;
     this.last_id = envelope.last_id;
@@ -92,7 +83,7 @@ export class VideoPage implements AsyncIterable<Video> {
   async getNextPage(): Promise<VideoPage> {
     const params = this.nextPageParams();
     if (!params) throw new AvatarVideoError('No next page: check hasNextPage() first.');
-    return new VideoPage(await this.#fetch(params), params, this.#fetch);
+    return VideoPage.build(await this.#fetch(params), params, this.#fetch);
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Video> {
@@ -117,8 +108,12 @@ export class VideoPage implements AsyncIterable<Video> {
  */
 export class VideoPagePromise implements PromiseLike<VideoPage>, AsyncIterable<Video> {
   readonly #page: APIPromise<VideoPage>;
-  /** @internal */
-  constructor(page: APIPromise<VideoPage>) {
+  /** @internal Built by `videos.list`. */
+  static build(page: APIPromise<VideoPage>): VideoPagePromise {
+    return new VideoPagePromise(page);
+  }
+
+  private constructor(page: APIPromise<VideoPage>) {
     this.#page = page;
   }
   /** The first page with the response it came in. */

@@ -1,13 +1,11 @@
-import { z } from 'zod';
+import type * as Zod from 'zod';
+import { lazyRequire, once } from './internal/lazy.js';
+
+// Schemas of the API's resources. They are loose on purpose: unknown fields are kept, and a status or model the
+// SDK does not know yet is accepted as a string, so a server that grows new values does not break deployed clients.
 
 /**
- * Schemas of the spec's resources (section 2). They are loose on purpose: unknown fields are kept,
- * and a status or model the SDK does not know yet is accepted as a string, so a server that grows
- * new values does not break deployed clients.
- */
-
-/**
- * Known states of a video job (spec section 3). Editors complete the four; a status the service adds
+ * Known states of a video job. Editors complete the four; a status the service adds
  * later is still accepted as a string, so compare against the known ones and treat others as "still running".
  */
 export type VideoStatus = 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED' | (string & {});
@@ -17,12 +15,15 @@ export type VideoModel = 'service-avatar-x' | 'service-video-1-latest' | (string
 export const VIDEO_STATUSES = ['PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'] as const;
 export const VIDEO_MODELS = ['service-avatar-x', 'service-video-1-latest'] as const;
 
-// A plain string at runtime, typed with the known values for editor completion.
-const statusSchema = z.string() as unknown as z.ZodType<VideoStatus>;
-const modelSchema = z.string() as unknown as z.ZodType<VideoModel>;
-const optionalString = z.string().nullable().optional();
+const zod = lazyRequire<typeof Zod>('zod');
 
-/** Why a job failed (`video.error`, spec section 2.2). */
+/**
+ * A response schema, built at its first call: zod is loaded by the first answer parsed, not by importing the SDK
+ * (bench/import.ts).
+ */
+export type Schema<T> = () => Zod.ZodType<T>;
+
+/** Why a job failed (`video.error`). */
 export type VideoError = {
   /** Machine-readable error code, e.g. a rate-limit code. */
   code: string;
@@ -31,9 +32,9 @@ export type VideoError = {
 };
 
 /**
- * A video job, as returned by create, retrieve and list (spec section 2.1).
+ * A video job, as returned by create, retrieve and list.
  *
- * The type lists the spec's fields, so a misspelt field does not compile. At runtime the object also
+ * The type lists the API's documented fields, so a misspelt field does not compile. At runtime the object also
  * keeps any field the service adds later (it survives `JSON.stringify`); read one with a cast, e.g.
  * `(video as Record<string, unknown>).new_field`.
  */
@@ -41,50 +42,33 @@ export type Video = {
   /** Job identifier. Taken from `video_id` when the service sends only that. */
   id: string;
   /** Object kind, `video`. */
-  object?: string;
+  object?: string | undefined;
   /** Current state: PROCESSING, COMPLETE, FAILED or CANCELLED (other strings may appear in future). */
   status: VideoStatus;
   /** Creation time, Unix seconds. */
   created_at: number;
   /** When processing completed, Unix seconds. */
-  completed_at?: number | null;
+  completed_at?: number | null | undefined;
   /** Progress percentage, 0 to 100. */
-  progress?: number | null;
+  progress?: number | null | undefined;
   /** Why the job failed; set when status is FAILED. */
-  error?: VideoError | null;
+  error?: VideoError | null | undefined;
   /** Model used (generation only). */
-  model?: VideoModel | null;
+  model?: VideoModel | null | undefined;
   /** Mode resolved from the inputs: `image_to_video` or `video_to_video`. */
-  generation_mode?: string | null;
+  generation_mode?: string | null | undefined;
   /** Output aspect ratio resolved from the visual reference: `9:16` or `16:9`. */
-  aspect_ratio?: string | null;
+  aspect_ratio?: string | null | undefined;
   /** The captioned input video (captioning only). */
-  source_video_id?: string | null;
+  source_video_id?: string | null | undefined;
   /** Caption style template (captioning only). */
-  caption_template_id?: string | null;
+  caption_template_id?: string | null | undefined;
   /**
    * Same as `id`.
    * @deprecated Use `id`. Accepted when absent, so its eventual removal does not break clients.
    */
-  video_id?: string;
+  video_id?: string | undefined;
 };
-
-// The schema is typed by the type above (see VideoSchema): a field added to one and not the other does not compile.
-const VideoObjectSchema = z.looseObject({
-  id: z.string(),
-  object: z.string().optional(),
-  status: statusSchema,
-  created_at: z.number(),
-  completed_at: z.number().nullable().optional(),
-  progress: z.number().nullable().optional(),
-  error: z.looseObject({ code: z.string(), message: z.string() }).nullable().optional(),
-  model: modelSchema.nullable().optional(),
-  generation_mode: optionalString,
-  aspect_ratio: optionalString,
-  source_video_id: optionalString,
-  caption_template_id: optionalString,
-  video_id: z.string().optional(),
-});
 
 /**
  * The service's own OpenAPI examples carry `video_id` without `id`: take `id` from `video_id` then, so
@@ -99,23 +83,50 @@ function idFromVideoId(body: unknown): unknown {
   return { id: video_id, ...rest };
 }
 
-export const VideoSchema: z.ZodType<Video> = z.preprocess(idFromVideoId, VideoObjectSchema);
+// Typed by the type above: a field added to one and not the other does not compile.
+export const videoSchema: Schema<Video> = once(() => {
+  const { z } = zod();
+  // A plain string at runtime, typed with the known values for editor completion.
+  const status = z.string() as unknown as Zod.ZodType<VideoStatus>;
+  const model = z.string() as unknown as Zod.ZodType<VideoModel>;
+  const optionalString = z.string().nullable().optional();
+  const video = z.looseObject({
+    id: z.string(),
+    object: z.string().optional(),
+    status,
+    created_at: z.number(),
+    completed_at: z.number().nullable().optional(),
+    progress: z.number().nullable().optional(),
+    error: z.looseObject({ code: z.string(), message: z.string() }).nullable().optional(),
+    model: model.nullable().optional(),
+    generation_mode: optionalString,
+    aspect_ratio: optionalString,
+    source_video_id: optionalString,
+    caption_template_id: optionalString,
+    video_id: z.string().optional(),
+  });
+  return z.preprocess(idFromVideoId, video);
+});
 
 /**
  * The list answer. The service sends a bare array (its OpenAPI description); the envelopes of similar
  * APIs are accepted too: an object with the items under `data`, `videos` or `items`.
  */
-export const VideoListSchema = z.union([
-  z.array(VideoSchema),
-  z.looseObject({
-    data: z.array(VideoSchema).optional(),
-    videos: z.array(VideoSchema).optional(),
-    items: z.array(VideoSchema).optional(),
-    has_more: z.boolean().nullable().optional(),
-    last_id: z.string().nullable().optional(),
-    next_cursor: z.string().nullable().optional(),
-  }),
-]);
+export const videoListSchema = once(() => {
+  const { z } = zod();
+  const videos = z.array(videoSchema());
+  return z.union([
+    videos,
+    z.looseObject({
+      data: videos.optional(),
+      videos: videos.optional(),
+      items: videos.optional(),
+      has_more: z.boolean().nullable().optional(),
+      last_id: z.string().nullable().optional(),
+      next_cursor: z.string().nullable().optional(),
+    }),
+  ]);
+});
 
 /** One page of `videos.list`, normalised. */
 export interface VideoListEnvelope {
@@ -126,7 +137,7 @@ export interface VideoListEnvelope {
   next_cursor: string | null;
 }
 
-export function normaliseList(parsed: z.infer<typeof VideoListSchema>): VideoListEnvelope {
+export function normaliseList(parsed: Zod.infer<ReturnType<typeof videoListSchema>>): VideoListEnvelope {
   const body = Array.isArray(parsed) ? { data: parsed } : parsed;
   const data = body.data ?? body.videos ?? body.items ?? [];
   const next_cursor = body.next_cursor ?? null;
@@ -141,6 +152,6 @@ export function normaliseList(parsed: z.infer<typeof VideoListSchema>): VideoLis
 }
 
 /** Turn zod issues into `path: problem` lines for ResponseValidationError. */
-export function describeIssues(error: z.ZodError): string[] {
+export function describeIssues(error: Zod.ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`);
 }

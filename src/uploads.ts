@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { checkArgument, pathTo } from './internal/arguments.js';
 
 /**
  * Anything a file part of `videos.create` accepts. Nothing is read whole into memory:
@@ -15,7 +16,7 @@ export class NamedUpload {
   readonly name: string;
   constructor(data: Exclude<Uploadable, NamedUpload>, name: string) {
     this.data = data;
-    this.name = name;
+    this.name = checkArgument('toFile', 'name', name, pathTo("a file name, e.g. 'speech.wav'"));
   }
 }
 

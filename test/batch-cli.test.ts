@@ -3,7 +3,8 @@
  * creates nothing (exit 2); a good one makes every video and report.csv (exit 0); failed items give exit 1 and are
  * in the report. Ctrl-C with a real SIGINT, and the rerun after it, are in test/e2e/cli.test.ts.
  */
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,15 +59,64 @@ it('a CSV with bad rows reports each of them and creates nothing', async () => {
   expect(result.stderr).toContain('items.csv:3 ok');
   expect(result.stderr).toContain('used twice');
   expect(result.stderr).toMatch(/items\.csv:4 noisy \(audio\)/);
-  expect(result.stderr).toContain('items.csv:5 two-visuals');
+  expect(result.stderr).toContain('items.csv:5 two-visuals (video): give an image or a video, not both\n');
+  expect(result.stderr).not.toMatch(/_reference/); // the file has columns, not the SDK's parameters
   expect(mock.requests.length).toBe(before);
+});
+
+it("a row's problems name its line, key and column, and no flag (batch has no --audio)", async () => {
+  await writeFile(join(work, 'media/noise.wav'), 'not a wav');
+  await writeFile(join(work, 'items.csv'), 'key,audio,image\nnoisy,media/noise.wav,media/portrait.png\n');
+  const result = await run(['--json', 'batch', 'items.csv', '--out-dir', 'out']);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toBe('error: items.csv:2 noisy (audio): noise.wav is a text file; audio must be WAV or MP3\n');
+  expect(result.json().error.problems).toEqual([
+    expect.objectContaining({ index: 0, key: 'noisy', field: 'audio_reference', code: 'unsupported_format' }),
+  ]);
+});
+
+it('a file of a row that does not exist is named, with its row and column', async () => {
+  const rows = ['key,audio,image', 'gone,media/speech.wav,media/nope.png', 'ok,media/speech.wav,media/portrait.png'];
+  await writeFile(join(work, 'items.csv'), rows.join('\n'));
+  const result = await run(['batch', 'items.csv', '--out-dir', 'out']);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toBe(`error: items.csv:2 gone (image): ${join(work, 'media/nope.png')} does not exist\n`);
+});
+
+it('a batch file that does not exist is a usage error, said with every other problem', async () => {
+  const result = await runCli(['batch', 'none.jsonl', '--out-dir', 'out'], { cwd: work, env: { AVATAR_VIDEO_API_KEY: undefined } });
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/AVATAR_VIDEO_API_KEY is not set/);
+  expect(result.stderr).toContain('none.jsonl does not exist');
+  // A CSV is read through a parser: a read error once ended the process (an unhandled stream error).
+  expect((await run(['batch', 'none.csv', '--out-dir', 'out'])).stderr).toBe('error: none.csv does not exist\n');
+});
+
+// /proc/self/mem is a file that cannot be read from its start (EIO): a read error after the file was found.
+it.skipIf(process.platform !== 'linux')('a batch file that cannot be read is a usage error, not an unhandled stream error', async () => {
+  await symlink('/proc/self/mem', join(work, 'items.csv'));
+  const result = await run(['batch', 'items.csv', '--out-dir', 'out']);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/^error: cannot read items\.csv: .*EIO/);
 });
 
 it('an unknown column is a usage error', async () => {
   await writeFile(join(work, 'items.csv'), 'key,audio,portrait\na,media/speech.wav,media/portrait.png\n');
   const result = await run(['batch', 'items.csv', '--out-dir', 'out']);
   expect(result.code).toBe(2);
-  expect(result.stderr).toContain("unknown column 'portrait'");
+  expect(result.stderr).toBe("error: items.csv: unknown column 'portrait'; the columns are key, audio, image, video, model\n");
+});
+
+it('a refused batch leaves no out-dir it made, and keeps one that was there', async () => {
+  await writeFile(join(work, 'bad.csv'), 'key,audio,image\na,media/nope.wav,media/portrait.png\n');
+  await writeFile(join(work, 'odd.csv'), 'key,audio,portrait\na,media/speech.wav,media/portrait.png\n');
+  for (const file of ['bad.csv', 'odd.csv']) {
+    expect((await run(['batch', file, '--out-dir', 'new/out'])).code).toBe(2);
+    expect(existsSync(join(work, 'new'))).toBe(false);
+  }
+  await mkdir(join(work, 'kept'));
+  expect((await run(['batch', 'bad.csv', '--out-dir', 'kept'])).code).toBe(2);
+  expect(await readdir(join(work, 'kept'))).toEqual([]);
 });
 
 it('a good CSV makes every video and report.csv; running it again skips them', async () => {

@@ -103,6 +103,17 @@ describe('generateBatch checks every item before creating any job', () => {
     expect((error as Error).message).toContain('bad-audio');
     expect(mock.creates).toBe(0);
     expect(mock.requests).toHaveLength(0);
+    // The output folder this run made for the refused items is gone again.
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('refused items never remove a folder that was there before, nor anything in it', async () => {
+    await start();
+    const bad = [{ key: 'x', audio_reference: join(dir, 'nope.wav'), image_reference: IMAGE }];
+    await expect(client.videos.generateBatch(bad, { outputDir: join(dir, 'made/deeper') })).rejects.toThrow(BatchInputError);
+    expect(existsSync(join(dir, 'made'))).toBe(false);
+    await expect(client.videos.generateBatch(bad, { outputDir: dir })).rejects.toThrow(BatchInputError);
+    expect(await readdir(dir)).toEqual(['speech.wav']);
   });
 
   it('refuses a one-shot stream, which could not be uploaded again', async () => {

@@ -7,8 +7,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { run as runDirectly } from '../src/cli/run.js';
 import { AvatarVideo } from '../src/index.js';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
 import { type CliOptions, runCli } from './helpers/cli.js';
@@ -414,5 +416,48 @@ describe('usage errors', () => {
     const result = await run(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+
+  it.each(['get', 'wait', 'download', 'url'])('%s says that `..`, `.` or a blank is not a video id, and sends nothing', async (command) => {
+    const before = mock.requests.length;
+    for (const id of ['..', '.', '', ' ']) {
+      const result = await run([command, id]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`'${id}' is invalid for argument 'id'. expected a video id, as \`create\` and \`list\` print it`);
+      expect(result.stderr).not.toContain('non-empty');
+    }
+    expect(mock.requests.length).toBe(before);
+  });
+
+  it('--json gives a refused command line as JSON on stdout too', async () => {
+    const result = await run(['--json', 'get', '..']);
+    expect(result.code).toBe(2);
+    expect(result.json().error).toMatchObject({ type: 'UsageError', code: 'commander.invalidArgument' });
+    expect(result.json().error.message).toMatch(/^command-argument value '\.\.' is invalid .*expected a video id/);
+  });
+});
+
+describe('help', () => {
+  it('mock --help gives one default for --port and says that the mock needs msw', async () => {
+    const result = await run(['mock', '--help']);
+    expect(result.stdout).toMatch(/--port <port> +port of the API \(default: any free port\)\n/);
+    expect(result.stdout).toContain('Needs msw, an optional peer dependency of avatar-video: npm install -D msw');
+  });
+
+  it('a reader that closes the pipe early (`--help | head -1`) ends nothing with an error; other write errors still surface', async () => {
+    let written = '';
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        written += chunk;
+        done();
+      },
+    });
+    const stdout = sink as unknown as NodeJS.WriteStream;
+    expect(await runDirectly(['node', 'avatar-video', '--help'], { stdout, stderr: stdout, signal: new AbortController().signal })).toBe(0);
+    expect(written).toContain('Usage: avatar-video');
+    // An 'error' event nobody handles is thrown where it is emitted, as it would end the process.
+    const failure = (code: string) => Object.assign(new Error(`write ${code}`), { code });
+    expect(() => sink.emit('error', failure('EPIPE'))).not.toThrow();
+    expect(() => sink.emit('error', failure('ENOSPC'))).toThrow('write ENOSPC');
   });
 });

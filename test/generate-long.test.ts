@@ -3,9 +3,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ALL_FORMATS, FilePathSource, Input } from 'mediabunny';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APIUserAbortError, AvatarVideo, SegmentFailedError, toFile } from '../src/index.js';
+import { loadMediabunny } from '../src/internal/mediabunny.js';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
 import { mockFixture, speechLikeWav } from './helpers/media.js';
 
@@ -26,6 +26,7 @@ afterEach(async () => {
 const fast = { pollInterval: 30, maxPollInterval: 60 };
 
 async function durationOf(path: string): Promise<number> {
+  const { ALL_FORMATS, FilePathSource, Input } = await loadMediabunny();
   const input = new Input({ source: new FilePathSource(path), formats: ALL_FORMATS });
   try {
     return await input.computeDuration();

@@ -1,9 +1,9 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RichImageData } from 'mediabunny';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIUserAbortError, JoinError } from '../src/errors.js';
+import { loadMediabunny } from '../src/internal/mediabunny.js';
 import { joinVideos } from '../src/lib/long/join-videos.js';
 import { joinedTags, SEGMENTS_TAG } from '../src/lib/long/provenance.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from '../src/testing/fixtures.generated.js';
@@ -147,7 +147,8 @@ describe('joinVideos', () => {
 });
 
 describe('joinedTags', () => {
-  it('keeps every key, agreeing values once, differing text one per line, differing bytes per segment', () => {
+  it('keeps every key, agreeing values once, differing text one per line, differing bytes per segment', async () => {
+    const { RichImageData } = await loadMediabunny();
     const mark = new Uint8Array([1, 2, 3]);
     const image = new RichImageData(new Uint8Array([9]), 'image/png');
     const tags = joinedTags(

@@ -3,15 +3,16 @@
  * per-job processing times, the status on recorded requests, reset(), and the msw install hint.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AvatarVideo, RateLimitError } from '../src/index.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/testing/index.js';
-import { loadMsw, MSW_MISSING } from '../src/testing/msw.js';
+import { explainMissingMsw, MSW_MISSING } from '../src/testing/msw.js';
 import { checkNoise, noisyProgress } from '../src/testing/progress.js';
 import { writeHideMsw } from './helpers/hide-msw.js';
 
@@ -218,24 +219,41 @@ describe('recorded requests and reset', () => {
 });
 
 describe('without msw', () => {
-  it('loadMsw names the package to install when msw cannot be found', async () => {
+  it('a missing msw, as require, import() and Jest report it, becomes MSW_MISSING; a broken msw keeps its error', async () => {
     const bare = await mkdtemp(join(tmpdir(), 'no-msw-'));
     try {
-      expect(() => loadMsw(join(bare, 'index.js'))).toThrow(new Error(MSW_MISSING));
+      // Under node_modules, so that vitest leaves the import to Node (its own resolver would find the repository's msw).
+      const probe = join(bare, 'node_modules', 'probe.mjs');
+      await mkdir(dirname(probe));
+      await writeFile(probe, "import 'msw';");
+      const required = await Promise.resolve()
+        .then(() => createRequire(join(bare, 'index.js'))('msw'))
+        .catch((e: unknown) => e);
+      const imported = await import(pathToFileURL(probe).href).catch((e: unknown) => e);
+      const jest = Object.assign(new Error("Cannot find module 'msw' from 'test/app.test.cjs'"), { code: 'MODULE_NOT_FOUND' });
+      for (const error of [required, imported, jest]) {
+        expect(explainMissingMsw(error)).toEqual(new Error(MSW_MISSING));
+        expect((explainMissingMsw(error) as Error).cause).toBe(error);
+      }
+      const broken = Object.assign(new Error("Cannot find package 'rettime' imported from /x/msw/lib/core/index.mjs"), {
+        code: 'ERR_MODULE_NOT_FOUND',
+      });
+      expect(explainMissingMsw(broken)).toBe(broken);
       expect(MSW_MISSING).toBe('avatar-video/testing needs msw: npm install -D msw');
-      expect(typeof loadMsw().http.get).toBe('function');
     } finally {
       await rm(bare, { recursive: true, force: true });
     }
   });
 
-  it('importing avatar-video/testing says so, rather than a module-linking error', async () => {
+  it('avatar-video/testing imports without msw; startMockServer() then says what to install', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'hide-msw-'));
     const hide = await writeHideMsw(folder);
-    const script = `import('./src/testing/index.ts').then(() => console.log('imported'), (error) => console.log(error.message));`;
+    const script = `import('./src/testing/index.ts')
+      .then(({ startMockServer }) => { console.log('imported'); return startMockServer(); })
+      .then((server) => { console.log('started'); return server.close(); }, (error) => console.log(error.message));`;
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ['--require', hide, '--import', 'tsx', '-e', script], { cwd: root });
-      expect(stdout.trim()).toBe(MSW_MISSING);
+      expect(stdout.trim().split('\n')).toEqual(['imported', MSW_MISSING]);
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

@@ -285,8 +285,16 @@ describe('splitAudio: inputs and options', () => {
   });
 
   it('refuses impossible limits and non-audio input', async () => {
-    await expect(splitAudio(join(LONG, 'steady-130s.mp3'), { maxSegmentSeconds: 1.5 })).rejects.toThrow(RangeError);
-    await expect(splitAudio(join(LONG, 'steady-130s.mp3'), { searchWindowSeconds: 0 })).rejects.toThrow(RangeError);
+    // Typed as every SDK error is, naming the option at fault.
+    await expect(splitAudio(join(LONG, 'steady-130s.mp3'), { maxSegmentSeconds: 1.5 })).rejects.toMatchObject({
+      name: 'InvalidArgumentError',
+      argument: 'maxSegmentSeconds',
+      message: expect.stringMatching(/at least twice minSegmentSeconds \(1 s\)/),
+    });
+    await expect(splitAudio(join(LONG, 'steady-130s.mp3'), { searchWindowSeconds: 0 })).rejects.toMatchObject({
+      name: 'InvalidArgumentError',
+      argument: 'searchWindowSeconds',
+    });
     const error = await splitAudio(join(LONG, 'other-320x180-44k.mp4')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MediaValidationError);
     expect((error as MediaValidationError).message).toMatch(/MP4 video; splitAudio cuts WAV and MP3/);

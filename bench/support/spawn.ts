@@ -25,9 +25,9 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Run a command to completion; resolves with its output, rejects (with its stderr) on a non-zero exit. */
-export async function run(command: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Run a command to completion (in `cwd`); resolves with its output, rejects (with its stderr) on a non-zero exit. */
+export async function run(command: string, args: string[], cwd?: string): Promise<{ stdout: string; stderr: string }> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {

@@ -5,45 +5,68 @@ import { createInterface } from 'node:readline';
 import { CsvError, parse } from 'csv-parse';
 import type { BatchItem, BatchItemResult } from '../index.js';
 import { MEDIA_FLAGS } from './flags.js';
-import { UsageError, unreadable } from './usage-error.js';
+import { fileProblem, type Problem, UsageError, unreadable } from './usage-error.js';
 
 /** Columns of a batch file (CSV header or JSONL field names) and the create parameter each fills. */
 const BATCH_COLUMNS: Record<string, string> = { key: 'key', ...MEDIA_FLAGS, model: 'model' };
 
+/** A batch file being read: its items, and what the CLI learns of each row as it is read (for messages). */
+export interface BatchFile {
+  items: AsyncIterable<BatchItem>;
+  /** The line of the item at each index. */
+  lines: number[];
+  /** Files of a row that cannot be read, by the row's index, each with its column: said here, where the column is known. */
+  fileProblems: Map<number, Problem[]>;
+}
+
 /**
  * Open `items.csv` (header `key,audio,image,video,model`) or `items.jsonl` (one object per line with those
- * fields) as a stream of items, with paths relative to the file's folder, and `lines`: the line of the item at
- * each index, filled in as items are read (for messages). Problems of form (an unknown column, a broken line)
- * surface as UsageError while the items are read.
+ * fields) as a stream of items, with paths relative to the file's folder. Problems of form (an unknown column, a
+ * broken line) surface as UsageError while the items are read.
+ * @throws UsageError when the file is not a .csv or .jsonl file that can be read.
  */
-export function readBatchFile(path: string): { items: AsyncIterable<BatchItem>; lines: number[] } {
+export async function readBatchFile(path: string): Promise<BatchFile> {
   const extension = extname(path).toLowerCase();
   if (extension !== '.csv' && extension !== '.jsonl') {
     throw new UsageError([{ code: 'unsupported_batch_file', message: `${path}: give a .csv or a .jsonl file` }]);
   }
+  const missing = await fileProblem(path);
+  if (missing) throw new UsageError([{ code: 'unreadable_file', message: missing }]);
   const base = dirname(resolve(path));
-  const lines: number[] = [];
-  const rows = extension === '.csv' ? csvRows(path) : jsonlRows(path);
+  const file: BatchFile = { items: items(), lines: [], fileProblems: new Map() };
   async function* items(): AsyncIterable<BatchItem> {
+    const rows = extension === '.csv' ? csvRows(path) : jsonlRows(path);
     for await (const { line, fields } of rows) {
-      lines.push(line);
-      yield toItem(fields, base, `${path}:${line}`);
+      const item = toItem(fields, base, `${path}:${line}`);
+      const problems = await unreadableFiles(item);
+      if (problems.length > 0) file.fileProblems.set(file.lines.length, problems);
+      file.lines.push(line);
+      yield item;
     }
   }
-  return { items: items(), lines };
+  return file;
 }
 
 type Row = { line: number; fields: Record<string, unknown> };
 
 async function* csvRows(path: string): AsyncIterable<Row> {
-  const parser = createReadStream(path).pipe(
-    parse({ columns: (header: string[]) => checkColumns(header, path), bom: true, trim: true, skip_empty_lines: true, info: true }),
-  );
+  const parser = parse({
+    columns: (header: string[]) => checkColumns(header, path),
+    bom: true,
+    trim: true,
+    skip_empty_lines: true,
+    info: true,
+  });
+  // pipe() does not pass on a read error: unhandled, it would end the process.
+  createReadStream(path)
+    .on('error', (error) => parser.destroy(error))
+    .pipe(parser);
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
       yield { line: info.lines, fields: record };
     }
   } catch (error) {
+    if (error instanceof UsageError) throw error; // from checkColumns
     if (error instanceof CsvError) throw new UsageError([{ code: 'invalid_csv', message: `${path}: ${error.message}` }]);
     throw unreadableFile(error, path);
   }
@@ -82,6 +105,18 @@ function checkColumns(names: string[], where: string): string[] {
   if (!names.includes('key')) problems.push({ code: 'missing_column', message: `${where}: no 'key' column` });
   if (problems.length > 0) throw new UsageError(problems);
   return names;
+}
+
+/** The files of an item that cannot be read, each with its column. */
+async function unreadableFiles(item: BatchItem): Promise<Problem[]> {
+  const fields = Object.values(MEDIA_FLAGS).filter((field) => typeof item[field] === 'string');
+  const problems = await Promise.all(
+    fields.map(async (field) => {
+      const why = await fileProblem(item[field] as string);
+      return why === undefined ? [] : [{ field, code: 'unreadable_file', message: why }];
+    }),
+  );
+  return problems.flat();
 }
 
 function toItem(fields: Record<string, unknown>, base: string, where: string): BatchItem {

@@ -14,7 +14,7 @@ import {
 import { messageWithoutAdvice } from '../lib/job-error.js';
 import { flagFor } from './flags.js';
 import { ExitCode, type Failure, type Session } from './session.js';
-import { UsageError } from './usage-error.js';
+import { type Problem, UsageError } from './usage-error.js';
 
 /** What the run knew when it failed: the service address in use, and the job followed (its error may not name it). */
 type FailureContext = Partial<Pick<Session, 'serviceAddress' | 'job'>>;
@@ -29,7 +29,11 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
   }
   const problems = error instanceof UsageError ? error.problems : error instanceof MediaValidationError ? error.issues : undefined;
   if (problems) {
-    const lines = problems.map((problem) => (problem.field ? `${flagFor(problem.field)}: ${problem.message}` : problem.message));
+    // A flag says where a problem is; a batch row's problem says so itself (its row and column).
+    const flagged = (problem: Problem) => problem.field !== undefined && problem.index === undefined;
+    const lines = problems.map((problem) =>
+      flagged(problem) ? `${flagFor(problem.field as string)}: ${problem.message}` : problem.message,
+    );
     return usage((error as Error).name, lines, { problems });
   }
   // A path that cannot be opened.

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { encodeSegment } from '../internal/path.js';
 
 /** The file flags of `generate`, `create` and `validate` (and columns of a batch file), and the create parameter each fills. */
 export const MEDIA_FLAGS = { audio: 'audio_reference', image: 'image_reference', video: 'video_reference' } as const;
@@ -43,3 +44,13 @@ const seconds = numberFlag((number) => Number.isFinite(number) && number > 0, 'a
 export const secondsToMs = (value: string): number => Math.round(seconds(value) * 1000);
 const fixedConcurrency = numberFlag(isPositiveInteger, "'auto' or a whole number of at least 1");
 export const concurrency = (value: string): number | 'auto' => (value === 'auto' ? value : fixedConcurrency(value));
+
+/** A video id, as `create` and `list` print it: the SDK's own rule (no blank, `.` or `..`), said in the CLI's words. */
+export function videoId(value: string): string {
+  try {
+    encodeSegment(value.trim());
+  } catch {
+    throw new InvalidArgumentError('expected a video id, as `create` and `list` print it, not a path or a blank.');
+  }
+  return value;
+}

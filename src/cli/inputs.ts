@@ -11,7 +11,7 @@ import {
 } from '../index.js';
 import { checkOutputPath } from '../internal/output-path.js';
 import { MEDIA_FLAGS, type MediaFlags, NAME_OF_FIELD } from './flags.js';
-import { type Problem, UsageError, unreadable } from './usage-error.js';
+import { fileProblem, type Problem, UsageError } from './usage-error.js';
 
 type CheckedInputs = { params: VideoCreateParams; checked: ValidatedCreate; long: boolean };
 
@@ -28,10 +28,7 @@ export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: 
   for (const [flag, field] of Object.entries(MEDIA_FLAGS)) {
     const path = flags[flag as keyof typeof MEDIA_FLAGS];
     if (path === undefined) continue;
-    const why = await stat(path).then(
-      (info) => (info.isFile() ? undefined : `${path} is not a file`),
-      (error: unknown) => unreadable(error, path),
-    );
+    const why = await fileProblem(path);
     if (why) problems.push({ field, code: 'unreadable_file', message: why });
     else params[field] = path;
   }

@@ -27,7 +27,7 @@ export async function run(argv: string[], io: RunIO = {}): Promise<ExitCode> {
     return session.exitCode;
   } catch (error) {
     // Commander has already printed its message (or the help / version asked for).
-    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    if (error instanceof CommanderError) return commanderExit(error, argv, session);
     const described = cliFailure(error, interrupt.signal.aborted, session);
     const failure =
       session.rerun !== undefined
@@ -39,6 +39,18 @@ export async function run(argv: string[], io: RunIO = {}): Promise<ExitCode> {
     await session.close().catch(() => {});
     interrupt.dispose();
   }
+}
+
+/**
+ * The exit code of a command line that commander refused (or of --help, --version). A `--json` run gets the
+ * refusal on stdout too, as every other error: it stops before the options are read, so `--json` is looked for here.
+ */
+function commanderExit(error: CommanderError, argv: string[], session: Session): ExitCode {
+  if (error.exitCode === 0) return ExitCode.ok;
+  session.json = argv.slice(2).includes('--json');
+  const message = error.message.replace(/^error: /, '');
+  session.result({ error: { type: 'UsageError', code: error.code, message } }, []);
+  return ExitCode.usage;
 }
 
 const ENVIRONMENT = `

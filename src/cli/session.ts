@@ -57,6 +57,9 @@ export class Session {
     readonly stdout: NodeJS.WriteStream,
     readonly stderr: NodeJS.WriteStream,
   ) {
+    // A reader that leaves early (`avatar-video --help | head -3`) closes the pipe: the rest is unwanted, which is
+    // no reason to end with a stack trace.
+    for (const stream of [stdout, stderr]) stream.on('error', ignoreClosedPipe);
     // Node 20's styleText checks neither itself.
     const colour = Boolean(stderr.isTTY) && (process.env.NO_COLOR ?? '') === '';
     this.paint = (style, text) => (colour ? styleText(style, text) : text);
@@ -144,6 +147,10 @@ export class Session {
     const line = (level: string) => (message: string) => this.note(`${level}: ${message}`);
     return { debug: line('debug'), info: line('info'), warn: line('warning'), error: line('error') };
   }
+}
+
+function ignoreClosedPipe(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
 }
 
 /**

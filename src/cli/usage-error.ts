@@ -1,7 +1,11 @@
+import { stat } from 'node:fs/promises';
 import { AvatarVideoError, type BatchProblem } from '../index.js';
 
-/** One thing wrong with the command line or its inputs. `field` is the create parameter, when there is one. */
-export type Problem = Omit<BatchProblem, 'index' | 'key'>;
+/**
+ * One thing wrong with the command line or its inputs. `field` is the create parameter, when there is one. A problem
+ * of a batch row has its `index` (and `key`): its message names the row and the column, so no flag goes before it.
+ */
+export type Problem = Omit<BatchProblem, 'index' | 'key'> & Partial<Pick<BatchProblem, 'index' | 'key'>>;
 
 /** The command cannot run as given (exit code 2). Carries every problem found, not just the first. */
 export class UsageError extends AvatarVideoError {
@@ -28,4 +32,12 @@ export async function checkAll<T extends unknown[]>(...checks: { [K in keyof T]:
 /** Why a file named on the command line cannot be read, in words for its author. */
 export function unreadable(error: unknown, path: string): string {
   return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${path} does not exist` : `cannot read ${path}: ${(error as Error).message}`;
+}
+
+/** Why `path` cannot be read as a file (it does not exist, it is a folder...); undefined when it can. */
+export function fileProblem(path: string): Promise<string | undefined> {
+  return stat(path).then(
+    (info) => (info.isFile() ? undefined : `${path} is not a file`),
+    (error: unknown) => unreadable(error, path),
+  );
 }

@@ -35,7 +35,13 @@ export class APIPromise<T> extends Promise<T> {
   #data: Promise<T> | undefined;
 
   /** @internal Built by the transport, which owns the key the headers are redacted of. */
-  constructor(answer: Promise<Answer<T>>, redact: (headers: RawHeaders) => Record<string, string>) {
+  static build<T>(answer: Promise<Answer<T>>, redact: (headers: RawHeaders) => Record<string, string>): APIPromise<T> {
+    return new APIPromise(answer, redact);
+  }
+
+  // Private, and built through `build` above: the published type then shows neither a constructor users cannot call
+  // nor Promise's, which this one does not take.
+  private constructor(answer: Promise<Answer<T>>, redact: (headers: RawHeaders) => Record<string, string>) {
     super(settledEmpty);
     this.#answer = answer;
     this.#redact = redact;

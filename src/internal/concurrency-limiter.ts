@@ -1,4 +1,4 @@
-import { APIUserAbortError, InvalidArgumentError } from '../errors.js';
+import { APIUserAbortError } from '../errors.js';
 import {
   allowedConcurrency,
   type ConcurrencyBounds,
@@ -7,6 +7,7 @@ import {
   initialConcurrency,
   nextConcurrency,
 } from './adaptive-concurrency.js';
+import { CONCURRENCY, checkArgument } from './arguments.js';
 
 /** How a job ended, as the policy sees it; `unknown` teaches it nothing (an abort, a local error). */
 export type JobOutcome = 'completed' | 'throttled' | 'unknown';
@@ -24,7 +25,7 @@ export interface JobConcurrency {
    * The last sign that the service had too many jobs: a create it refused with a 429 (`refused`), or a job that
    * FAILED with a rate-limit code (`failed`). New creates wait until `retryAfterMs` after `at` has passed.
    */
-  lastThrottle?: { at: Date; cause: 'refused' | 'failed'; retryAfterMs?: number | undefined };
+  lastThrottle?: { at: Date; cause: 'refused' | 'failed'; retryAfterMs?: number | undefined } | undefined;
 }
 
 interface LimiterOptions {
@@ -54,9 +55,7 @@ const AUTO = { initial: 2, max: 64 };
 /** A fixed `concurrency` option (`name` in the error) as bounds of the limit; undefined for `'auto'`. */
 export function concurrencyBounds(value: 'auto' | number | undefined, name: string): ConcurrencyBounds | undefined {
   if (value === undefined || value === 'auto') return undefined;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new InvalidArgumentError(name, `${name} must be 'auto' or a whole number of at least 1, got ${String(value)}.`);
-  }
+  checkArgument('', name, value, CONCURRENCY);
   return { min: value, max: value };
 }
 

@@ -1,7 +1,13 @@
 import { Readable } from 'node:stream';
-import { FormDataEncoder } from 'form-data-encoder';
-import { FormData } from 'formdata-node';
+import type * as Encoder from 'form-data-encoder';
+import type { FormDataEncoder } from 'form-data-encoder';
+import type * as FormDataNode from 'formdata-node';
+import { lazyRequire } from './lazy.js';
 import type { LocalSource, UploadFileLike } from './source.js';
+
+// Loaded by the first upload: an app that sends no file never pays for them.
+const encoder = lazyRequire<typeof Encoder>('form-data-encoder');
+const formData = lazyRequire<typeof FormDataNode>('formdata-node');
 
 /** A file part ready to send: where the bytes are, and the name and type to declare. */
 export interface FilePart {
@@ -19,15 +25,15 @@ export async function encodeMultipart(
   files: FilePart[],
   fields: Record<string, string>,
 ): Promise<{ stream: Readable; headers: Record<string, string> }> {
-  const form = new FormData();
+  const form = new (formData().FormData)();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
   // formdata-node accepts any object shaped like a File; ours streams without buffering.
   for (const part of files) form.set(part.field, part.source.toFile(part.filename, part.contentType) as unknown as File);
-  const encoder = new FormDataEncoder(form);
-  const headers: Record<string, string> = { 'content-type': encoder.contentType };
-  if (encoder.contentLength !== undefined) headers['content-length'] = encoder.contentLength;
+  const encoded = new (encoder().FormDataEncoder)(form);
+  const headers: Record<string, string> = { 'content-type': encoded.contentType };
+  if (encoded.contentLength !== undefined) headers['content-length'] = encoded.contentLength;
   // Large reads keep the per-chunk overhead low on big video references.
-  return { stream: Readable.from(bodyOf(encoder), { objectMode: false, highWaterMark: 1 << 20 }), headers };
+  return { stream: Readable.from(bodyOf(encoded), { objectMode: false, highWaterMark: 1 << 20 }), headers };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { OutputPathError, type OutputPathProblem } from '../errors.js';
 
@@ -26,22 +26,35 @@ export async function checkOutputPath(output: string): Promise<string> {
 
 /**
  * Make sure `folder` is a writable folder, creating it (and its parents) when missing.
- * @returns the absolute path.
+ * @returns the absolute path, and the outermost folder this created (undefined when `folder` was there), for
+ * removeCreatedFolders.
  * @throws OutputPathError naming the problem.
  */
-export async function prepareOutputFolder(folder: string): Promise<string> {
+export async function prepareOutputFolder(folder: string): Promise<{ path: string; created: string | undefined }> {
   const path = resolve(folder);
-  const made = await mkdir(path, { recursive: true })
-    .then(() => undefined)
-    .catch((error: Error) => error);
+  const made = await mkdir(path, { recursive: true }).catch((error: Error) => error);
   const problem = await folderProblem(path);
-  if (!problem) return path;
+  if (!problem) return { path, created: typeof made === 'string' ? made : undefined };
   // A folder that could not be made: say why (permissions, a file in the way) rather than that it is missing.
   const [code, reason] = problem;
-  if (made && code === 'folder_missing') {
+  if (made instanceof Error && code === 'folder_missing') {
     throw new OutputPathError(path, code, `the folder could not be created (${made.message})`, { cause: made });
   }
   throw new OutputPathError(path, code, reason);
+}
+
+/**
+ * Undo prepareOutputFolder for a run that ended before writing anything: remove `path` and its parents up to
+ * `created`, each only while empty. A folder that was there before is never touched, nor is anything put in one.
+ */
+export async function removeCreatedFolders(path: string, created: string): Promise<void> {
+  for (let folder = path; ; folder = dirname(folder)) {
+    const removed = await rmdir(folder).then(
+      () => true,
+      () => false,
+    );
+    if (!removed || folder === created || dirname(folder) === folder) return;
+  }
 }
 
 async function folderProblem(folder: string): Promise<Problem | undefined> {

@@ -8,22 +8,22 @@ export interface RequestOptions {
    * For streamed downloads it bounds the wait for headers and each silent gap in the body.
    * @default 60000
    */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * Retries after the first attempt, for failures that are safe to repeat (see the README's retry table).
    * @default 2
    */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * Longest wait between retries the caller accepts. A `Retry-After` beyond it fails at once, with
    * `RateLimitError.retryAfter` set, instead of sleeping.
    * @default 60000
    */
-  maxRetryDelay?: number;
+  maxRetryDelay?: number | undefined;
   /** Cancels the request (and any retry wait); rejects with `APIUserAbortError`. @default undefined */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Extra headers. Credential headers cannot be set here: the key comes from the client. @default {} */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /**

@@ -51,18 +51,29 @@ export function isOneShot(input: unknown): boolean {
   return isNodeReadable(input) || isWebStream(input);
 }
 
+/**
+ * A string that names a URL rather than a path (`https://...`, `file:///...`): a scheme of two letters or more, so
+ * a Windows drive (`C:\...`) stays a path.
+ */
+const URL_STRING = /^[a-z][a-z\d+.-]+:\/\//i;
+
 /** Open any {@link Uploadable} as a {@link LocalSource}. `fallbackName` names data that has no name of its own. */
 export async function openSource(input: Uploadable, fallbackName: string): Promise<LocalSource> {
   if (input instanceof NamedUpload) {
     const inner = await openSource(input.data, input.name);
     return { ...inner, name: input.name };
   }
-  if (typeof input === 'string') return openPath(input, basename(input));
-  if (input instanceof URL) {
-    if (input.protocol !== 'file:') {
-      throw new UploadInputError(`Only file: URLs can be uploaded, got a ${input.protocol} URL. Download it first or pass a stream.`);
+  if (typeof input === 'string' && !URL_STRING.test(input)) return openPath(input, basename(input));
+  if (typeof input === 'string' || input instanceof URL) {
+    const url = typeof input !== 'string' ? input : URL.canParse(input) ? new URL(input) : undefined;
+    if (url?.protocol !== 'file:') {
+      // Only the scheme: a signed address carries its credentials in the rest.
+      const what = url ? `a URL (${url.protocol})` : 'a string that looks like a URL but is not a valid one';
+      throw new UploadInputError(
+        `Only file: URLs and local paths can be uploaded; ${fallbackName} is ${what}. Download it first, or pass a stream.`,
+      );
     }
-    const path = fileURLToPath(input);
+    const path = fileURLToPath(url);
     return openPath(path, basename(path));
   }
   if (input instanceof ArrayBuffer) return bytesSource(new Uint8Array(input), fallbackName);

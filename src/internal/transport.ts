@@ -1,16 +1,19 @@
-import { Agent, type Dispatcher } from 'undici';
-import type { z } from 'zod';
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
 import { AvatarVideoError, RateLimitError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
-import { describeIssues } from '../schemas.js';
+import { describeIssues, type Schema } from '../schemas.js';
 import { apiError, throwForStatus } from './api-error.js';
 import { type Answer, APIPromise } from './api-promise.js';
 import { type RawHeaders, requestId, safeHeaders } from './headers.js';
+import { lazyRequire } from './lazy.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { followRedirects } from './redirect.js';
 import type { APIRequest, CreateHooks, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
 import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
+
+const undici = lazyRequire<typeof Undici>('undici');
 
 export type { SentResponse } from './send.js';
 
@@ -55,8 +58,10 @@ export class Transport {
   readonly #basePath: string;
   /** Headers of every API request, built once (each request copies them). */
   readonly #headers: Readonly<Record<string, string>>;
-  readonly #dispatcher: Dispatcher;
+  /** The caller's dispatcher, or the transport's own pool once the first request has made it. */
+  #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
+  #closed = false;
   readonly #feedback: TransportOptions['createFeedback'];
   /** Debug lines' strings are not even built without it. */
   readonly #debug: boolean;
@@ -76,8 +81,18 @@ export class Transport {
     this.#headers = Object.freeze({ ...safeHeaders(options.headers), 'x-api-key': options.apiKey });
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#feedback = options.createFeedback;
+    this.#dispatcher = options.dispatcher;
+  }
+
+  /** The dispatcher of every request. The own pool (and undici with it) is made at the first request, not with the client. */
+  #pool(): Dispatcher {
+    if (this.#dispatcher) return this.#dispatcher;
     // One keep-alive pool per client; downloads from one file host reuse its connections.
-    this.#dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+    const agent = new (undici().Agent)({ keepAliveTimeout: 30_000, connections: 64 });
+    // A client closed before its first request fails as a closed one does, rather than opening a pool.
+    if (this.#closed) void agent.destroy();
+    this.#dispatcher = agent;
+    return agent;
   }
 
   /** Absolute URL of an API path (`v1/...`). */
@@ -87,7 +102,8 @@ export class Transport {
 
   /** Release pooled connections (of the transport's own pool; a dispatcher passed in belongs to the caller). */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    this.#closed = true;
+    if (this.#ownsDispatcher) await this.#dispatcher?.close();
   }
 
   /** The public promise of a call's answer; a call that throws at once (a bad id) rejects, as an async method would. */
@@ -98,11 +114,11 @@ export class Transport {
     } catch (error) {
       answer = Promise.reject(error);
     }
-    return new APIPromise(answer, this.#redact);
+    return APIPromise.build(answer, this.#redact);
   }
 
   /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
-  request<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions & CreateHooks = {}): Promise<Answer<z.infer<T>>> {
+  request<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions & CreateHooks = {}): Promise<Answer<T>> {
     return this.withRetries(request.kind, options, (attempt) => this.#attempt(request, schema, options, attempt));
   }
 
@@ -145,10 +161,10 @@ export class Transport {
     const base = url.origin === this.#origin ? this.#headers : safeHeaders(this.#headers);
     const headers = options.headers ? { ...base, ...safeHeaders(options.headers) } : base;
     const timeout = options.timeout ?? this.timeout;
-    return { dispatcher: this.#dispatcher, headers, timeout, signal: options.signal, secret: this.#apiKey };
+    return { dispatcher: this.#pool(), headers, timeout, signal: options.signal, secret: this.#apiKey };
   }
 
-  async #attempt<T extends z.ZodType>(request: APIRequest, schema: T, options: RequestOptions & CreateHooks, attempt: number) {
+  async #attempt<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions & CreateHooks, attempt: number) {
     const body = request.body ? await request.body() : undefined;
     // Strings, not a URL: one parse less per request (bench/poll.ts).
     const path = this.#basePath + request.path + queryString(request.query);
@@ -159,7 +175,7 @@ export class Transport {
     const headers = extra ? { ...this.#headers, ...safeHeaders(extra) } : { ...this.#headers };
     const timeout = options.timeout ?? this.timeout;
     const sent = { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal };
-    const answer = await exchange(this.#dispatcher, sent, this.#apiKey);
+    const answer = await exchange(this.#pool(), sent, this.#apiKey);
     if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey);
     if (this.#debug) {
       const id = requestId(answer.headers);
@@ -185,7 +201,7 @@ function queryString(query: APIRequest['query']): string {
 }
 
 /** The answer's body, parsed and checked against `schema`; `where` is its path, for messages. */
-function parseBody<T extends z.ZodType>(schema: T, raw: string, where: string, headers: RawHeaders, secret: string): z.infer<T> {
+function parseBody<T>(schema: Schema<T>, raw: string, where: string, headers: RawHeaders, secret: string): T {
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -198,7 +214,7 @@ function parseBody<T extends z.ZodType>(schema: T, raw: string, where: string, h
       problems: ['(body): not JSON'],
     });
   }
-  const result = schema.safeParse(json);
+  const result = schema().safeParse(json);
   if (!result.success) {
     const id = requestId(headers);
     const problems = describeIssues(result.error).map((problem) => scrub(problem, secret));

@@ -23,14 +23,14 @@ export interface DownloadProgress {
 
 export interface DownloadOptions extends Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries'> {
   /** Called after each chunk is written; keep it cheap. @default undefined */
-  onProgress?: (progress: DownloadProgress) => void;
+  onProgress?: ((progress: DownloadProgress) => void) | undefined;
   /**
    * How many times in a row a failed transfer (a dropped or stalled body, an answer that is not the video)
    * may be tried again without getting further than before; a transfer that brings new bytes resets the
    * count. 0 turns resuming and restarting off.
    * @default 5
    */
-  maxResumes?: number;
+  maxResumes?: number | undefined;
 }
 
 export interface DownloadResult {

@@ -1,4 +1,4 @@
-import { type AvatarVideoError, InvalidArgumentError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import { type AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
 import type { Answer } from '../internal/api-promise.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { checkOutputPath } from '../internal/output-path.js';
@@ -28,7 +28,7 @@ export interface GenerateOptions extends CreateAndWaitOptions {
   /** Where to save the MP4. A file already there is replaced only once the new one is complete. */
   output: string;
   /** Download progress, for a progress bar. @default undefined */
-  onDownloadProgress?: (progress: DownloadProgress) => void;
+  onDownloadProgress?: ((progress: DownloadProgress) => void) | undefined;
   /**
    * Take up this job instead of creating one: wait for it and save it (a worker's retry after a crash, with the id
    * `onCreated` stored). If it ends FAILED for a rate limit, a job is created again, as for a new one.
@@ -68,7 +68,7 @@ export interface GenerateResult {
 /** Options of `videos.create`. */
 export interface CreateOptions extends RequestOptions {
   /** Check formats and durations locally before uploading. @default true */
-  validate?: boolean;
+  validate?: boolean | undefined;
 }
 
 /** @internal What createAndWait and generate use: the HTTP port, the resource's create, the client's job limiter. */
@@ -112,9 +112,6 @@ async function makeVideo(
 ): Promise<Video> {
   const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, videoId, onCreated, onThrottled, jobLimit, ...wait } = options;
   const places = jobPlacesFor(jobs, jobLimit);
-  if (videoId !== undefined && (typeof videoId !== 'string' || videoId === '')) {
-    throw new InvalidArgumentError('videoId', `videoId must be a job's id, got ${JSON.stringify(videoId)}.`);
-  }
   const request = { timeout, maxRetries, maxRetryDelay, headers, validate, signal, onThrottled, jobFeedback: places !== OUTSIDE };
   // The create's answer counts as the first poll, its hint included.
   let first: { video: Video; hint: number | undefined } | undefined;
@@ -148,9 +145,8 @@ async function makeVideo(
 
 /** The places a job takes: the client's limiter, or none (`jobLimit: 'external'`). */
 function jobPlacesFor(jobs: JobPort, jobLimit: GenerateOptions['jobLimit']): JobPlaces {
-  if (jobLimit === undefined || jobLimit === 'client') return jobs.limiter;
-  if (jobLimit === 'external') return OUTSIDE;
-  throw new InvalidArgumentError('jobLimit', `jobLimit must be 'client' or 'external', got ${JSON.stringify(jobLimit)}.`);
+  // Checked at the public boundary (internal/arguments.ts): 'client', 'external' or undefined.
+  return jobLimit === 'external' ? OUTSIDE : jobs.limiter;
 }
 
 /**

@@ -1,11 +1,11 @@
-import { APIError, APIUserAbortError, AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import { APIError, APIUserAbortError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
 import type { Answer } from '../internal/api-promise.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { backoff, isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { HTTPPort } from '../internal/transport.js';
-import { type Video, VideoSchema } from '../schemas.js';
+import { type Video, videoSchema } from '../schemas.js';
 import { EMPTY_HISTORY, hintedDelay, type PollPlan, type PollScheduleOptions, planPoll, pollHint, recordPoll } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
@@ -15,7 +15,7 @@ export interface WaitProgress {
    * (0 once COMPLETE). Undefined while there is no estimate: progress null, standing still, going
    * backwards, or an estimate that kept being wrong. An estimate, not a promise.
    */
-  etaSeconds?: number;
+  etaSeconds?: number | undefined;
 }
 
 /** Options of `videos.waitForCompletion` and of the helpers built on it. */
@@ -26,27 +26,27 @@ export interface WaitOptions {
    * `maxPollInterval`.
    * @default 2000
    */
-  pollInterval?: number;
+  pollInterval?: number | undefined;
   /**
    * Longest computed delay between polls, in ms: the gap while the job's end is still far. A server
    * hint (`Retry-After`, `x-poll-after`) may ask for longer.
    * @default 10000
    */
-  maxPollInterval?: number;
+  maxPollInterval?: number | undefined;
   /**
    * Deadline of the whole wait, in ms: then `WaitTimeoutError`, and the job keeps running on the service.
    * Each poll is one request, bounded by the client's `timeout` (one attempt's time) as every request is.
    * @default 600000 (10 minutes)
    */
-  waitTimeout?: number;
+  waitTimeout?: number | undefined;
   /** Stops the wait at once, during a poll or a sleep, with `APIUserAbortError`. @default undefined */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Called with the video when it is first seen and whenever its status or progress changes, and with
    * the wait's estimate of the time left (`etaSeconds`). An exception thrown here ends the wait with it.
    * @default undefined
    */
-  onProgress?: (video: Video, progress: WaitProgress) => void;
+  onProgress?: ((video: Video, progress: WaitProgress) => void) | undefined;
 }
 
 /** @internal Time and chance for a wait: tests pass a virtual clock (the hidden option `[WAIT_CLOCK]`) to check the schedule without wall time. */
@@ -71,16 +71,6 @@ const realClock: WaitClock = {
   },
   random: Math.random,
 };
-
-/** Longest delay a Node timer accepts (about 24.8 days); a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-function positive(value: number, name: string): number {
-  if (!(value > 0 && value <= MAX_TIMER_MS)) {
-    throw new AvatarVideoError(`${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${value}.`);
-  }
-  return value;
-}
 
 /**
  * Poll a job until it is COMPLETE (returned), FAILED or CANCELLED (thrown), or the deadline passes.
@@ -128,10 +118,10 @@ class Wait {
     readonly options: WaitOptions,
   ) {
     this.clock = (options as { [WAIT_CLOCK]?: WaitClock })[WAIT_CLOCK] ?? realClock;
-    const pollInterval = positive(options.pollInterval ?? 2_000, 'pollInterval');
-    const maxPollInterval = Math.max(positive(options.maxPollInterval ?? 10_000, 'maxPollInterval'), pollInterval);
-    this.schedule = { pollInterval, maxPollInterval };
-    this.waitTimeout = positive(options.waitTimeout ?? 600_000, 'waitTimeout');
+    // The values were checked where the caller passed them (internal/arguments.ts).
+    const pollInterval = options.pollInterval ?? 2_000;
+    this.schedule = { pollInterval, maxPollInterval: Math.max(options.maxPollInterval ?? 10_000, pollInterval) };
+    this.waitTimeout = options.waitTimeout ?? 600_000;
     this.deadline = this.clock.now() + this.waitTimeout;
   }
 
@@ -218,5 +208,5 @@ class Wait {
 
 /** @internal GET one video, with the response it came in (its headers may hint when to poll next). Throws at once for a bad id. */
 export function retrieveVideo(http: HTTPPort, id: string, options?: RequestOptions): Promise<Answer<Video>> {
-  return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, VideoSchema, options);
+  return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, kind: 'read' }, videoSchema, options);
 }

@@ -1,4 +1,5 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
+import { checkArgument, checkOptions, ITERABLE, pathTo, videoIdOf } from '../internal/arguments.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { encodeMultipart } from '../internal/multipart.js';
 import type { CreateHooks, RequestOptions } from '../internal/request-options.js';
@@ -17,11 +18,11 @@ import {
   type JobPort,
 } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
-import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
+import { checkParams, prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
 import { retrieveVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
-import { checkListParams, type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
-import { normaliseList, type Video, VideoListSchema, VideoSchema } from '../schemas.js';
+import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
+import { normaliseList, type Video, videoListSchema, videoSchema } from '../schemas.js';
 
 export type { CreateOptions } from '../lib/generate.js';
 
@@ -29,8 +30,10 @@ export type { CreateOptions } from '../lib/generate.js';
 export type ContentURLOptions = RequestOptions;
 
 /**
- * Endpoint methods of `/v1/videos`, and the workflows built on them (in lib/). Every endpoint method returns an
- * `APIPromise`: await it for the result, or call `.withResponse()` for the request id, status and headers too.
+ * `client.videos`: the endpoint methods of `/v1/videos`, and the workflows built on them. Every endpoint method
+ * returns an `APIPromise`: await it for the result, or call `.withResponse()` for the request id, status and headers.
+ * Every method checks its arguments before any request: one missing or of the wrong kind (no options where some
+ * are needed, a `timeout` that is not a number) rejects with an `InvalidArgumentError` that says what to pass.
  */
 export class Videos {
   readonly #transport: Transport;
@@ -39,7 +42,12 @@ export class Videos {
   readonly #jobs: JobPort;
 
   /** @internal Built by the client, which owns the transport. */
-  constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
+  static build(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter): Videos {
+    return new Videos(transport, limits, limiter);
+  }
+
+  // Private, and built through `build` above: the published type shows no constructor, nor the internal types it takes.
+  private constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
     this.#transport = transport;
     this.#limits = limits;
     this.#jobs = { http: transport, create: (params, options) => this.#create(params, options), limiter };
@@ -50,8 +58,9 @@ export class Videos {
    * Inputs are checked locally first (formats from their bytes, durations measured), so a bad file
    * fails in milliseconds with every problem listed, before any upload. Not retried once it may have reached the server: a duplicate job would be billed twice.
    */
-  create(params: VideoCreateParams, options: CreateOptions = {}): APIPromise<Video> {
-    return this.#transport.promise(() => this.#create(params, options));
+  create(params: VideoCreateParams, options?: CreateOptions): APIPromise<Video> {
+    const method = 'videos.create';
+    return this.#transport.promise(() => this.#create(checkParams(method, params), checkOptions(method, options)));
   }
 
   async #create(params: VideoCreateParams, options: CreateOptions & CreateHooks): Promise<Answer<Video>> {
@@ -59,15 +68,19 @@ export class Videos {
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
     try {
       const body = () => encodeMultipart(prepared.files, prepared.fields);
-      return await this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body }, VideoSchema, options);
+      return await this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body }, videoSchema, options);
     } finally {
       await prepared.dispose();
     }
   }
 
-  /** Read a job's current state. */
-  retrieve(id: string, options?: RequestOptions): APIPromise<Video> {
-    return this.#transport.promise(() => retrieveVideo(this.#transport, id, options));
+  /**
+   * Read a job's current state.
+   * @param video An id, or a video (its `id` is read again).
+   */
+  retrieve(video: string | Video, options?: RequestOptions): APIPromise<Video> {
+    const method = 'videos.retrieve';
+    return this.#transport.promise(() => retrieveVideo(this.#transport, videoIdOf(method, video), checkOptions(method, options)));
   }
 
   /**
@@ -77,37 +90,44 @@ export class Videos {
    * @throws InvalidArgumentError for a `limit` that is not a whole number from 1 to 100, or an `order`
    * other than `asc` or `desc`; nothing is requested.
    */
-  list(params: VideoListParams = {}, options?: RequestOptions): VideoPagePromise {
+  list(params?: VideoListParams, options?: RequestOptions): VideoPagePromise {
     // `{ ...query }`: the params as the plain record the transport's query takes.
     const page = (query: VideoListParams) =>
-      this.#transport.request({ method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' }, VideoListSchema, options);
+      this.#transport.request({ method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' }, videoListSchema, options);
     const next = async (query: VideoListParams) => normaliseList((await page(query)).data);
     const first = async (): Promise<Answer<VideoPage>> => {
-      checkListParams(params);
-      const answer = await page(params);
-      return { ...answer, data: new VideoPage(normaliseList(answer.data), params, next) };
+      const query = checkOptions('videos.list', params, undefined, 'params');
+      checkOptions('videos.list', options);
+      const answer = await page(query);
+      return { ...answer, data: VideoPage.build(normaliseList(answer.data), query, next) };
     };
-    return new VideoPagePromise(this.#transport.promise(first));
+    return VideoPagePromise.build(this.#transport.promise(first));
   }
 
   /**
    * Stream the MP4 of a COMPLETE video. The redirect is followed here, and the key is not sent to the
    * file's host. Use `download` to save to a file; this is for piping elsewhere. Unlike `download`, the
    * bytes are NOT verified: they are whatever the file host sends, as it sends them.
+   * @param video An id, or a video (its `id` is used).
    */
-  content(id: string, options: RequestOptions = {}): APIPromise<VideoContent> {
-    return this.#transport.promise(() => openContent(this.#transport, id, options));
+  content(video: string | Video, options?: RequestOptions): APIPromise<VideoContent> {
+    const method = 'videos.content';
+    return this.#transport.promise(() => openContent(this.#transport, videoIdOf(method, video), checkOptions(method, options)));
   }
 
   /**
    * The signed address of a COMPLETE video's file, for a `<video>` tag, a player or another service: the
    * content redirect is resolved and nothing is sent to the file host. The address is a secret of its own
    * (anyone holding it can fetch the video) and may expire: ask again rather than storing it.
+   * @param video An id, or a video (its `id` is used).
    */
-  contentURL(id: string, options: ContentURLOptions = {}): APIPromise<string> {
+  contentURL(video: string | Video, options?: ContentURLOptions): APIPromise<string> {
     const transport = this.#transport;
-    const resolve = () => transport.resolveRedirect(contentAddress(transport, id), contentRequest(options));
-    return transport.promise(() => transport.withRetries('read', options, resolve));
+    return transport.promise(() => {
+      const [id, checked] = [videoIdOf('videos.contentURL', video), checkOptions('videos.contentURL', options)];
+      const resolve = () => transport.resolveRedirect(contentAddress(transport, id), contentRequest(checked));
+      return transport.withRetries('read', checked, resolve);
+    });
   }
 
   /**
@@ -115,13 +135,15 @@ export class Videos {
    * end is far, a quarter of `pollInterval` apart near it; without usable progress they back off from
    * `pollInterval` to `maxPollInterval`. `onProgress` gets the estimated `etaSeconds`. A transient error (5xx, 429, a dropped connection) does not end the
    * wait; 401, 403 and 404 do.
+   * @param video An id, or a video (its `id` is polled).
    * @throws VideoFailedError when the job FAILED (`code`, `message`, `isRateLimited`).
    * @throws VideoCancelledError when the job was CANCELLED.
    * @throws WaitTimeoutError after `waitTimeout`, with the last state seen. The job keeps running.
    * @throws APIUserAbortError when `signal` fires.
    */
-  waitForCompletion(id: string, options?: WaitOptions): Promise<Video> {
-    return waitForVideo(this.#transport, id, options);
+  async waitForCompletion(video: string | Video, options?: WaitOptions): Promise<Video> {
+    const method = 'videos.waitForCompletion';
+    return waitForVideo(this.#transport, videoIdOf(method, video), checkOptions(method, options));
   }
 
   /**
@@ -133,8 +155,9 @@ export class Videos {
    * that wait counts against neither `timeout` nor `waitTimeout`. When the wait stops for another reason (an
    * abort, a 401), a warning names the job, which keeps running on the service.
    */
-  createAndWait(params: VideoCreateParams, options: CreateAndWaitOptions = {}): Promise<Video> {
-    return createAndWait(this.#jobs, params, options);
+  async createAndWait(params: VideoCreateParams, options?: CreateAndWaitOptions): Promise<Video> {
+    const method = 'videos.createAndWait';
+    return createAndWait(this.#jobs, checkParams(method, params), checkOptions(method, options));
   }
 
   /**
@@ -147,8 +170,11 @@ export class Videos {
    * @throws VideoNotReadyError when the video is not COMPLETE; nothing is downloaded.
    * @throws DownloadIntegrityError when what arrived is not the video (`reason`, `videoId`, `requestId`).
    */
-  download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult> {
-    return downloadVideo(this.#transport, video, path, options);
+  async download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult> {
+    const method = 'videos.download';
+    videoIdOf(method, video);
+    checkArgument(method, 'path', path, pathTo("the file to save to, e.g. 'video.mp4'"));
+    return downloadVideo(this.#transport, video, path, checkOptions(method, options));
   }
 
   /**
@@ -163,8 +189,9 @@ export class Videos {
    * @throws OutputPathError when `output` cannot be saved to; no request is sent.
    * @throws InvalidArgumentError for a `videoId` that is not an id or an unknown `jobLimit`; no request is sent.
    */
-  generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
-    return generate(this.#jobs, params, options);
+  async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
+    const method = 'videos.generate';
+    return generate(this.#jobs, checkParams(method, params), checkOptions(method, options, "{ output: 'video.mp4' }"));
   }
 
   /**
@@ -175,8 +202,10 @@ export class Videos {
    * before anything is created; every error after a create carries a job's `videoId` and names the jobs made.
    * @throws OutputPathError when `output` or `workDir` cannot be saved to; no request is sent.
    */
-  generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
-    return generateLong(this, params, options, this.#jobs.limiter);
+  async generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
+    const method = 'videos.generateLong';
+    const checked = checkOptions(method, options, "{ output: 'long.mp4' }");
+    return generateLong(this, checkParams(method, params), checked, this.#jobs.limiter);
   }
 
   /**
@@ -187,7 +216,11 @@ export class Videos {
    * FAILED for a rate limit is created again. A ledger in `outputDir` makes the call resumable: after a crash or
    * an abort, run it again over the same folder and no job is paid for twice. Items that fail are reported in the summary; they do not stop the batch.
    */
-  generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
-    return generateBatch({ videos: this, limiter: this.#jobs.limiter, limits: this.#limits }, items, options);
+  async generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
+    const method = 'videos.generateBatch';
+    checkArgument(method, 'items', items, ITERABLE);
+    const checked = checkOptions(method, options, "{ outputDir: 'videos' }");
+    checkArgument(method, 'outputDir', checked.outputDir, pathTo("the folder to save to, e.g. 'videos'"));
+    return generateBatch({ videos: this, limiter: this.#jobs.limiter, limits: this.#limits }, items, checked);
   }
 }

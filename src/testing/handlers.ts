@@ -19,24 +19,21 @@
  *   (render-output.ts), rendered on the first download and cached on the job, with byte ranges (cdn.ts).
  * - GET /v1/videos is list.ts; anything else on either origin is 404 not_found.
  */
-import type { HttpHandler } from 'msw';
+import type { http as Http, HttpHandler } from 'msw';
 import { serveFile } from './cdn.js';
 import { createVideo } from './create.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
 import { listVideos } from './list.js';
-import { loadMsw } from './msw.js';
 import { renderOutput } from './render-output.js';
 import { errorResponse, injectedResponse, jsonResponse, reject, rescue, withRequestId } from './responses.js';
 import type { MockState, MockVideo, RecordedRequest } from './state.js';
-
-const { http } = loadMsw();
 
 type Origin = RecordedRequest['origin'];
 type Resolver = (request: Request, url: URL, id: string) => Response | Promise<Response>;
 type RouteParams = Record<string, string | readonly string[] | undefined>;
 
-/** The routes of both origins (`http://127.0.0.1:<port>`, as node-server.ts gives them). */
-export function createHandlers(state: MockState, base: Record<Origin, string>): HttpHandler[] {
+/** The routes of both origins (`http://127.0.0.1:<port>`, as node-server.ts gives them), made with msw's `http`. */
+export function createHandlers(http: typeof Http, state: MockState, base: Record<Origin, string>): HttpHandler[] {
   // The content route and its hop: only a COMPLETE video has a file to point at.
   const content =
     (hop: boolean): Resolver =>

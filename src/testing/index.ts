@@ -15,9 +15,6 @@ import { loadMsw } from './msw.js';
 import { listenLoopback } from './node-server.js';
 import { MockState, type MockStateOptions } from './state.js';
 
-// Without msw, importing this module throws MSW_MISSING here, before anything else happens.
-const { getResponse } = loadMsw();
-
 export { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
 export { MSW_MISSING } from './msw.js';
 export { MOCK_ERROR_CODES, MOCK_VALIDATION_ERRORS, type MockErrorCode, type MockValidationProblem } from './responses.js';
@@ -32,14 +29,18 @@ export {
 } from './state.js';
 
 export interface MockServerOptions extends MockStateOptions {
-  /** API port; 0 (default) picks a free one. The CDN always gets a free port. Host is always 127.0.0.1. */
-  port?: number;
+  /** API port; 0 picks a free one. The CDN always gets a free port. Host is always 127.0.0.1. @default 0 */
+  port?: number | undefined;
 }
 
-/** The state's controls and counters, on the server (see {@link MockState} for each). */
-type Controls = 'advance' | 'enqueueOutcome' | 'failNext' | 'setVideo' | 'getVideo' | 'reset' | 'requests' | 'creates' | 'throttledCreates';
-
-export interface MockServer extends Readonly<Pick<MockState, Controls>> {
+/** A mock API and file host on loopback ports, with the state's controls and counters (see {@link MockState} for each). */
+export interface MockServer
+  extends Readonly<
+    Pick<
+      MockState,
+      'advance' | 'enqueueOutcome' | 'failNext' | 'setVideo' | 'getVideo' | 'reset' | 'requests' | 'creates' | 'throttledCreates'
+    >
+  > {
   /** `http://127.0.0.1:<port>`, no trailing slash; paths are /v1/... */
   baseURL: string;
   apiKey: string;
@@ -51,7 +52,13 @@ export interface MockServer extends Readonly<Pick<MockState, Controls>> {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the mock: an API origin and a CDN origin on 127.0.0.1.
+ * @throws Error with the message {@link MSW_MISSING} when msw, the optional peer dependency, is not installed (msw
+ * is loaded here, on the first call, not when this module is imported).
+ */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const { getResponse, http } = await loadMsw();
   const state = new MockState(options);
   let handlers: ReturnType<typeof createHandlers> = [];
   // Handlers need both origins, known only after listening; both servers share one list.
@@ -61,7 +68,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     await api.close();
     throw error;
   });
-  handlers = createHandlers(state, { api: api.origin, cdn: cdn.origin });
+  handlers = createHandlers(http, state, { api: api.origin, cdn: cdn.origin });
 
   return {
     baseURL: api.origin,

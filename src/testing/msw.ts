@@ -1,27 +1,35 @@
-import { createRequire } from 'node:module';
 import type * as Msw from 'msw';
 
-/** What importing `avatar-video/testing` says when msw, its optional peer dependency, is not installed. */
+/** What `startMockServer()` says when msw, the optional peer dependency of `avatar-video/testing`, is not installed. */
 export const MSW_MISSING = 'avatar-video/testing needs msw: npm install -D msw';
 
-// This file's own location. tsup's shims give the CommonJS build an import.meta.url; __filename is the
-// fallback should they be turned off (it comes second: under `node -e` a global __filename is '[eval]').
-const HERE = typeof import.meta.url === 'string' ? import.meta.url : __filename;
+let loading: Promise<typeof Msw> | undefined;
 
 /**
- * msw, loaded with `require` rather than a static `import`: an ESM import of a missing package fails
- * while linking, before any code of ours could say what to install. msw ships CommonJS, and its handlers
- * are recognised by a `__kind` field rather than `instanceof`, so they work in a user's ESM setupServer.
- * @param from Where to resolve msw from; tests point it at a folder without msw.
+ * msw, loaded on first use: with `import()` in the ESM build and `require` in the CommonJS one (tsup.config.ts has
+ * esbuild turn dynamic imports into requires there). Each format thus takes msw's own build of that format, which
+ * Jest needs: its CommonJS mode refuses any `import()`, and its ESM mode cannot `require` the ESM-only packages
+ * recent msw versions depend on. Loading on use, not at import, also lets an app import this module without msw,
+ * and turns a missing msw into MSW_MISSING rather than a module-linking error.
+ * msw's handlers are recognised by a `__kind` field rather than `instanceof`, so either build serves them.
  * @internal
  */
-export function loadMsw(from: string = HERE): typeof Msw {
-  try {
-    return createRequire(from)('msw') as typeof Msw;
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    // Only msw itself missing; a broken msw install keeps its own error.
-    if (code === 'MODULE_NOT_FOUND' && message.startsWith("Cannot find module 'msw'")) throw new Error(MSW_MISSING, { cause: error });
-    throw error;
-  }
+export function loadMsw(): Promise<typeof Msw> {
+  loading ??= import('msw').catch((error: unknown) => {
+    loading = undefined;
+    throw explainMissingMsw(error);
+  });
+  return loading;
+}
+
+/**
+ * MSW_MISSING (the original as its cause) when `error` says that msw itself cannot be found, by Node's `require`
+ * ("Cannot find module 'msw'"), its `import()` ("Cannot find package 'msw'") or Jest's resolver; else `error`
+ * unchanged, so a broken msw install (one of its own dependencies missing) keeps its own message.
+ * @internal
+ */
+export function explainMissingMsw(error: unknown): unknown {
+  const { code, message } = (error ?? {}) as NodeJS.ErrnoException;
+  const missing = (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && /^Cannot find (module|package) 'msw'/.test(message);
+  return missing ? new Error(MSW_MISSING, { cause: error }) : error;
 }

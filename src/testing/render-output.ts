@@ -1,16 +1,13 @@
-import {
-  ALL_FORMATS,
-  BufferSource,
-  BufferTarget,
-  EncodedAudioPacketSource,
-  type EncodedPacket,
-  EncodedPacketSink,
-  EncodedVideoPacketSource,
-  Input,
-  type InputTrack,
-  Mp4OutputFormat,
-  Output,
-} from 'mediabunny';
+import { createRequire } from 'node:module';
+import type { EncodedPacket, InputTrack } from 'mediabunny';
+
+/**
+ * mediabunny, with `require` in both builds, and in the built package the copy it ships (src/build-constants.d.ts),
+ * as the SDK loads it (its internal/mediabunny.ts): an app using both the SDK and this mock loads one copy, not
+ * two ("Mediabunny was loaded twice"). On first render, so that importing the mock does not pay for it.
+ */
+const mediabunny = (): typeof import('mediabunny') =>
+  createRequire(import.meta.url)(typeof __VENDORED_MEDIABUNNY__ === 'string' ? __VENDORED_MEDIABUNNY__ : 'mediabunny');
 
 /*
  * Finished videos of any length, built without an encoder: the 1 s fixture's packets are repeated with shifted
@@ -31,12 +28,14 @@ type Clip = Awaited<ReturnType<typeof loadClip>>;
 const clips = new WeakMap<Uint8Array, Promise<Clip>>();
 
 async function readPackets(track: InputTrack): Promise<EncodedPacket[]> {
+  const { EncodedPacketSink } = mediabunny();
   const packets: EncodedPacket[] = [];
   for await (const packet of new EncodedPacketSink(track).packets()) packets.push(packet);
   return packets;
 }
 
 async function loadClip(fixture: Uint8Array) {
+  const { ALL_FORMATS, BufferSource, Input } = mediabunny();
   const input = new Input({ source: new BufferSource(fixture), formats: ALL_FORMATS });
   try {
     const videoTrack = await input.getPrimaryVideoTrack();
@@ -103,6 +102,7 @@ function audioPackets(clip: Clip, seconds: number): EncodedPacket[] {
 export async function renderOutput(fixture: Uint8Array, seconds: number, jobId: string): Promise<Uint8Array> {
   if (!(seconds > 0)) throw new RangeError(`A rendered output needs a positive duration, got ${seconds}.`);
   const clip = await clipOf(fixture);
+  const { BufferTarget, EncodedAudioPacketSource, EncodedVideoPacketSource, Mp4OutputFormat, Output } = mediabunny();
   const target = new BufferTarget();
   // 'in-memory' fast start: mock outputs are small (about 20 KB a second) and served from memory anyway.
   const output = new Output({ format: new Mp4OutputFormat({ fastStart: 'in-memory', metadataFormat: 'mdta' }), target });

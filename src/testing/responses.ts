@@ -3,7 +3,7 @@ import { randomId } from './state.js';
 
 /**
  * Every error code the mock can answer with, its HTTP status and when it is used. The real service
- * does not publish its codes (spec section 7); these are the mock's choices, kept in one place so SDK
+ * does not publish its codes; these are the mock's choices, kept in one place so SDK
  * tests and users can rely on them. Request validation is answered without a code, the way the real
  * service's framework does it: see {@link MOCK_VALIDATION_ERRORS}.
  */
@@ -80,7 +80,7 @@ export interface MockValidationProblem {
   loc: (string | number)[];
   msg: string;
   input: unknown;
-  ctx?: Record<string, unknown>;
+  ctx?: Record<string, unknown> | undefined;
 }
 
 export function validationResponse(problems: MockValidationProblem[]): Response {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { checkNoise, noisyProgress } from './progress.js';
 import { seededRandom } from './seeded-random.js';
 
-/** The video object exactly as the mock returns it (spec 2.1). `status` is a plain string so tests can force unknown values. */
+/** The video object exactly as the mock returns it, every field present. `status` is a plain string so tests can force unknown values. */
 export interface MockVideo {
   id: string;
   object: 'video';
@@ -24,9 +24,9 @@ export type MockOutcome = { status: 'FAILED'; error: { code: string; message: st
 
 export interface FailureMatch {
   /** Case-insensitive; any method when absent. */
-  method?: string;
+  method?: string | undefined;
   /** Exact pathname, or a RegExp tested against the pathname; any path when absent. */
-  path?: RegExp | string;
+  path?: RegExp | string | undefined;
 }
 
 export interface FailureReply {
@@ -35,11 +35,11 @@ export interface FailureReply {
    * Response headers. A 429 or 503 without `retry-after` gets `retry-after: <pollAfterMs / 1000>`, so the SDK's
    * retries against the mock are as quick as its polls (none when pollAfterMs is null).
    */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** JSON-encoded unless a string (sent as text/plain). Defaults to an error body for `status`. */
   body?: unknown;
   /** How many matching requests get this reply. Default 1. */
-  times?: number;
+  times?: number | undefined;
 }
 
 export interface RecordedRequest {
@@ -52,46 +52,49 @@ export interface RecordedRequest {
   /** Lower-cased names; the x-api-key value is replaced by '[redacted]'. */
   headers: Record<string, string>;
   /** Status of the mock's answer; undefined while the request is still being answered. */
-  status?: number;
+  status?: number | undefined;
 }
 
 export interface MockStateOptions {
-  /** The only key the mock accepts. Default 'test-key'. */
-  apiKey?: string;
-  /** Whether the key may send video_reference. Default true. */
-  previewAccess?: boolean;
+  /** The only key the mock accepts. @default 'test-key' */
+  apiKey?: string | undefined;
+  /** Whether the key may send video_reference. @default true */
+  previewAccess?: boolean | undefined;
   /**
    * Time from create to the final state, in ms: one number for every job, or a function of the job's
-   * index (0 for the first job created, counting again from 0 after `reset()`). Default 1500.
+   * index (0 for the first job created, counting again from 0 after `reset()`).
+   * @default 1500
    */
-  processingMs?: number | ((jobIndex: number) => number);
+  processingMs?: number | ((jobIndex: number) => number) | undefined;
   /**
    * Poll hint sent with a PROCESSING video (`x-poll-after`, in seconds), so an SDK wait against the mock
    * polls this often instead of every 2 s. `null` sends no hint, to exercise the SDK's own scheduling.
-   * Default 50.
+   * @default 50
    */
-  pollAfterMs?: number | null;
+  pollAfterMs?: number | null | undefined;
   /**
    * How unevenly PROCESSING progress grows, from 0 (a straight line from 0 to 100 over processingMs) to 1
    * (the pace swings between stopped and twice the average). Deterministic per job index; progress never
-   * goes back and still reaches 100 at processingMs. Default 0.
+   * goes back and still reaches 100 at processingMs.
+   * @default 0
    */
-  progressNoise?: number;
-  /** 'manual': time moves only with advance(). Default 'real'. */
-  clock?: 'real' | 'manual';
-  /** Status of the content redirect. Default 302. */
-  redirectStatus?: 301 | 302 | 303 | 307 | 308;
-  /** Content first redirects to another path on the API origin, then to the CDN. Default false. */
-  sameOriginHop?: boolean;
+  progressNoise?: number | undefined;
+  /** 'manual': time moves only with advance(). @default 'real' */
+  clock?: 'real' | 'manual' | undefined;
+  /** Status of the content redirect. @default 302 */
+  redirectStatus?: 301 | 302 | 303 | 307 | 308 | undefined;
+  /** Content first redirects to another path on the API origin, then to the CDN. @default false */
+  sameOriginHop?: boolean | undefined;
   /**
    * Jobs that may be PROCESSING at once: a create beyond it answers 429 rate_limit_exceeded with a
-   * `Retry-After` (fractional seconds) until the first running job ends. Default Infinity (no limit).
+   * `Retry-After` (fractional seconds) until the first running job ends.
+   * @default Infinity (no limit)
    */
-  concurrencyLimit?: number;
-  /** Share (0 to 1) of jobs that end FAILED with the code rate_limit_exceeded instead of COMPLETE. Default 0. */
-  rateLimitFailureRate?: number;
-  /** Seed of the draws behind rateLimitFailureRate, for a repeatable run. Default: a random seed. */
-  seed?: number;
+  concurrencyLimit?: number | undefined;
+  /** Share (0 to 1) of jobs that end FAILED with the code rate_limit_exceeded instead of COMPLETE. @default 0 */
+  rateLimitFailureRate?: number | undefined;
+  /** Seed of the draws behind rateLimitFailureRate, for a repeatable run. @default a random seed */
+  seed?: number | undefined;
 }
 
 interface Job {
@@ -112,22 +115,26 @@ interface Job {
 
 export const randomId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
 
-/** Everything the mock remembers; the handlers are stateless around it. A MockServer hands out its controls. */
+/**
+ * Everything the mock remembers: its jobs, the requests it received, queued outcomes and injected failures. A
+ * MockServer's `state` is the one it serves from; the server also hands out its controls.
+ */
 export class MockState {
-  readonly options: Required<MockStateOptions>;
+  // Not Required<MockStateOptions>: under exactOptionalPropertyTypes that keeps each option's `| undefined`.
+  /** The options in force: each one given, or its default. */
+  options: { [Name in keyof MockStateOptions]-?: Exclude<MockStateOptions[Name], undefined> };
   /** Every request both origins received, oldest first. */
   readonly requests: RecordedRequest[] = [];
-  /** Successful creates so far. */
-  creates = 0;
-  /** Creates refused with 429 because `concurrencyLimit` jobs were PROCESSING. */
-  throttledCreates = 0;
-  private readonly jobs = new Map<string, Job>(); // insertion order is creation order
-  private readonly outcomes: MockOutcome[] = [];
-  private readonly failures: Array<FailureMatch & FailureReply & { times: number }> = [];
-  private readonly signatures = new Map<string, string>(); // sig -> video id
-  private readonly startMs = Date.now();
-  private offsetMs = 0;
-  private readonly random: () => number;
+  // ES private fields: the published type shows none of their names.
+  #creates = 0;
+  #throttledCreates = 0;
+  readonly #jobs = new Map<string, Job>(); // insertion order is creation order
+  readonly #outcomes: MockOutcome[] = [];
+  readonly #failures: Array<FailureMatch & FailureReply & { times: number }> = [];
+  readonly #signatures = new Map<string, string>(); // sig -> video id
+  readonly #startMs = Date.now();
+  #offsetMs = 0;
+  readonly #random: () => number;
 
   constructor(options: MockStateOptions = {}) {
     this.options = {
@@ -143,62 +150,73 @@ export class MockState {
       rateLimitFailureRate: options.rateLimitFailureRate ?? 0,
       seed: options.seed ?? randomBytes(4).readUInt32LE(0),
     };
-    this.random = seededRandom(this.options.seed);
+    this.#random = seededRandom(this.options.seed);
+  }
+
+  /** Successful creates so far. */
+  get creates(): number {
+    return this.#creates;
+  }
+
+  /** Creates refused with 429 because `concurrencyLimit` jobs were PROCESSING. */
+  get throttledCreates(): number {
+    return this.#throttledCreates;
   }
 
   /**
+   * @internal
    * Whether a create may start a job now: undefined if so, else the milliseconds until a running job
    * ends (the 429's Retry-After). Call it right before createVideo, with no await in between.
    */
   admit(): number | undefined {
     const now = this.now();
-    const ends = [...this.jobs.values()].map((job) => job.createdMs + job.processingMs).filter((end) => end > now);
+    const ends = [...this.#jobs.values()].map((job) => job.createdMs + job.processingMs).filter((end) => end > now);
     if (ends.length < this.options.concurrencyLimit) return undefined;
-    this.throttledCreates += 1;
+    this.#throttledCreates += 1;
     return ends.reduce((soonest, end) => Math.min(soonest, end)) - now;
   }
 
   /** Milliseconds on the mock clock. */
   now(): number {
-    return (this.options.clock === 'manual' ? this.startMs : Date.now()) + this.offsetMs;
+    return (this.options.clock === 'manual' ? this.#startMs : Date.now()) + this.#offsetMs;
   }
 
   /** Move the manual clock, or add an offset to the real one. */
   advance(ms: number): void {
-    this.offsetMs += ms;
+    this.#offsetMs += ms;
   }
 
   /** The next created job ends this way instead of COMPLETE (first in, first out). */
   enqueueOutcome(outcome: MockOutcome): void {
-    this.outcomes.push(outcome);
+    this.#outcomes.push(outcome);
   }
 
   /** Answer matching requests with `reply` before any other handling (auth included). */
   failNext(match: FailureMatch, reply: FailureReply): void {
-    this.failures.push({ ...match, ...reply, headers: this.withRetryHint(reply), times: reply.times ?? 1 });
+    this.#failures.push({ ...match, ...reply, headers: this.#withRetryHint(reply), times: reply.times ?? 1 });
   }
 
-  private withRetryHint({ status, headers = {} }: FailureReply): Record<string, string> {
+  #withRetryHint({ status, headers = {} }: FailureReply): Record<string, string> {
     const { pollAfterMs } = this.options;
     const named = Object.keys(headers).some((name) => name.toLowerCase() === 'retry-after');
     if (named || pollAfterMs === null || (status !== 429 && status !== 503)) return headers;
     return { ...headers, 'retry-after': String(pollAfterMs / 1000) };
   }
 
-  /** The first injected failure matching this request, used up by one. */
+  /** @internal The first injected failure matching this request, used up by one. */
   takeFailure(method: string, path: string): FailureReply | undefined {
-    const failure = this.failures.find(
+    const failure = this.#failures.find(
       (f) =>
         (f.method === undefined || f.method.toUpperCase() === method.toUpperCase()) &&
         (f.path === undefined || (typeof f.path === 'string' ? f.path === path : f.path.test(path))),
     );
     if (!failure) return undefined;
     failure.times -= 1;
-    if (failure.times <= 0) this.failures.splice(this.failures.indexOf(failure), 1);
+    if (failure.times <= 0) this.#failures.splice(this.#failures.indexOf(failure), 1);
     return failure;
   }
 
-  /** `audioSeconds` (default 1) is how long the finished video will be. */
+  /** Add a job as a create would, without an upload. `audioSeconds` (default 1) is how long the finished video will be. */
   createVideo(fields: Pick<MockVideo, 'model' | 'generation_mode' | 'aspect_ratio'>, audioSeconds = 1): MockVideo {
     const id = randomId('vid');
     const createdMs = this.now();
@@ -215,13 +233,13 @@ export class MockState {
       caption_template_id: null,
       video_id: id,
     };
-    const index = this.creates;
+    const index = this.#creates;
     const { processingMs } = this.options;
     const ms = typeof processingMs === 'function' ? processingMs(index) : processingMs;
-    const outcome = this.outcomes.shift() ?? this.drawOutcome();
-    this.jobs.set(id, { video, createdMs, index, processingMs: ms, outcome, patch: {}, audioSeconds });
-    this.creates += 1;
-    return this.view(id) as MockVideo;
+    const outcome = this.#outcomes.shift() ?? this.#drawOutcome();
+    this.#jobs.set(id, { video, createdMs, index, processingMs: ms, outcome, patch: {}, audioSeconds });
+    this.#creates += 1;
+    return this.#view(id) as MockVideo;
   }
 
   /**
@@ -231,34 +249,34 @@ export class MockState {
    */
   reset(): void {
     this.requests.splice(0); // the same array: MockServer.requests points at it
-    this.creates = 0;
-    this.jobs.clear();
-    this.outcomes.splice(0);
-    this.failures.splice(0);
-    this.signatures.clear();
-    this.throttledCreates = 0;
+    this.#creates = 0;
+    this.#jobs.clear();
+    this.#outcomes.splice(0);
+    this.#failures.splice(0);
+    this.#signatures.clear();
+    this.#throttledCreates = 0;
   }
 
-  private drawOutcome(): MockOutcome {
-    if (this.options.rateLimitFailureRate <= 0 || this.random() >= this.options.rateLimitFailureRate) return { status: 'COMPLETE' };
+  #drawOutcome(): MockOutcome {
+    if (this.options.rateLimitFailureRate <= 0 || this.#random() >= this.options.rateLimitFailureRate) return { status: 'COMPLETE' };
     return { status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'Too many jobs at once; create this job again later.' } };
   }
 
   /** Force fields (e.g. `{ status: 'QUEUED' }`); they stay until patched again. Throws for an unknown id. */
   setVideo(id: string, patch: Partial<MockVideo>): void {
-    const job = this.jobs.get(id);
+    const job = this.#jobs.get(id);
     if (!job) throw new Error(`No mock video ${id}`);
     job.patch = { ...job.patch, ...patch };
   }
 
   /** How long the uploaded audio of a job is, in seconds; undefined for an unknown id. */
   audioSeconds(id: string): number | undefined {
-    return this.jobs.get(id)?.audioSeconds;
+    return this.#jobs.get(id)?.audioSeconds;
   }
 
-  /** The job's finished file: `render()` runs once per job, later calls share its result. */
+  /** @internal The job's finished file: `render()` runs once per job, later calls share its result. */
   output(id: string, render: () => Promise<Uint8Array>): Promise<Uint8Array> {
-    const job = this.jobs.get(id);
+    const job = this.#jobs.get(id);
     if (!job) return Promise.reject(new Error(`No mock video ${id}`));
     job.output ??= render();
     return job.output;
@@ -266,28 +284,29 @@ export class MockState {
 
   /** All videos, newest first. */
   listVideos(): MockVideo[] {
-    return [...this.jobs.keys()].reverse().map((id) => this.view(id) as MockVideo);
+    return [...this.#jobs.keys()].reverse().map((id) => this.#view(id) as MockVideo);
   }
 
-  /** A one-off signature for a CDN URL of this video. */
+  /** @internal A one-off signature for a CDN URL of this video. */
   sign(id: string): string {
     const sig = randomBytes(12).toString('hex');
-    this.signatures.set(sig, id);
+    this.#signatures.set(sig, id);
     return sig;
   }
 
+  /** @internal Whether `sig` is a signature issued for this video. */
   verify(id: string, sig: string | null): boolean {
-    return sig !== null && this.signatures.get(sig) === id;
+    return sig !== null && this.#signatures.get(sig) === id;
   }
 
   /** The video as of now on the mock clock, or undefined for an unknown id. */
   getVideo(id: string): MockVideo | undefined {
-    return this.view(id);
+    return this.#view(id);
   }
 
   // getVideo() is what the routes call (tests spy on it to see a poll); the state's own reads go here.
-  private view(id: string): MockVideo | undefined {
-    const job = this.jobs.get(id);
+  #view(id: string): MockVideo | undefined {
+    const job = this.#jobs.get(id);
     if (!job) return undefined;
     const { processingMs } = job;
     const elapsed = this.now() - job.createdMs;

@@ -1,22 +1,42 @@
 /**
- * Compiles test/types/*.ts with tsc against the published declarations: this run's build (test/setup/build.ts),
- * installed where `import ... from 'avatar-video'` finds it as it finds it in a user's project. Those files hold
- * the public API's type contract as `@ts-expect-error` lines (create params are one-of, Video's fields are
- * checked, option names): a line that stops being an error is reported as an unused directive, and this test
- * prints it. (`npm run typecheck` compiles the same files against the sources.)
+ * The published declarations against the package as built and installed (test/setup/build.ts): test/types/*.ts
+ * compiled against them, their value exports against what the ESM and CommonJS builds export, and what they show
+ * users (only names users can import, no private member names, no pointers into this repository).
+ * test/e2e/consumer.test.ts compiles a user's project under strict settings.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { builtPackage } from '../helpers/built.js';
+import { declarationFindings, declaredValues, privateReferences } from '../helpers/declarations.js';
 import { useCleanup } from '../helpers/fixture.js';
 
+const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { consumer } = await builtPackage();
+const { consumer, dir: pkg } = await builtPackage();
 const closers = useCleanup();
+
+/** Each published declaration file, with the specifier and format that load the code it describes. */
+const ENTRIES = [
+  { types: 'dist/index.d.ts', specifier: 'avatar-video', format: 'esm' },
+  { types: 'dist/index.d.cts', specifier: 'avatar-video', format: 'cjs' },
+  { types: 'dist/testing/index.d.ts', specifier: 'avatar-video/testing', format: 'esm' },
+  { types: 'dist/testing/index.d.cts', specifier: 'avatar-video/testing', format: 'cjs' },
+] as const;
+
+/** In a child process of the consumer, as a user's code loads it: the declared names it lacks and the ones it adds. */
+const COMPARE = `
+import { createRequire } from 'node:module';
+const [specifier, format, list] = process.argv.slice(2);
+const declared = JSON.parse(list);
+const loaded = format === 'esm' ? await import(specifier) : createRequire(import.meta.url)(specifier);
+const missing = declared.filter((name) => !(name in loaded));
+const undeclared = Object.keys(loaded).filter((name) => !declared.includes(name));
+console.log(JSON.stringify({ missing, undeclared }));
+`;
 
 describe('public types', () => {
   it('test/types compiles: every @ts-expect-error line is an error, every other line is not', async () => {
@@ -32,11 +52,37 @@ describe('public types', () => {
       JSON.stringify({ extends: join(root, 'tsconfig.json'), compilerOptions: { paths: {} }, include: ['*.ts'] }),
     );
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    const output = await promisify(execFile)(process.execPath, [tsc, '--noEmit', '-p', work], { cwd: work }).then(
+    const output = await run(process.execPath, [tsc, '--noEmit', '-p', work], { cwd: work }).then(
       () => '',
       (error: { stdout?: string }) => error.stdout || String(error),
     );
     expect(files.length).toBeGreaterThan(0);
     expect(output).toBe('');
+  });
+});
+
+describe.each(ENTRIES)('$types', ({ types, specifier, format }) => {
+  const file = join(pkg, types);
+
+  it(`declares exactly the values that ${format === 'esm' ? 'import' : 'require'}('${specifier}') gives`, async () => {
+    const declared = declaredValues(file);
+    const work = await mkdtemp(join(consumer, 'exports-'));
+    closers.push(() => rm(work, { recursive: true, force: true }));
+    await writeFile(join(work, 'compare.mjs'), COMPARE);
+    const { stdout } = await run(process.execPath, ['compare.mjs', specifier, format, JSON.stringify(declared)], { cwd: work });
+    expect(declared.length).toBeGreaterThan(5);
+    expect(JSON.parse(stdout)).toEqual({ missing: [], undeclared: [] });
+  });
+
+  it('names only what users can import, shows no private member or default constructor; every option takes undefined and has a @default', () => {
+    const none = { unexported: [], hidden: [], defaultConstructor: [], refuseUndefined: [], noDefault: [] };
+    expect(declarationFindings(file)).toEqual(none);
+  });
+
+  it("points to nothing users lack: no source file, no numbered spec section, no import of mediabunny's types", async () => {
+    const text = await readFile(file, 'utf8');
+    expect(privateReferences(text)).toEqual([]);
+    // mediabunny's declarations reference DOM types (@types/dom-webcodecs) that do not compile in a Node program.
+    expect(text.match(/^.*['"]mediabunny['"].*$/gm) ?? []).toEqual([]);
   });
 });

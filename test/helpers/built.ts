@@ -10,15 +10,17 @@ import { BUILD_RESULT } from '../setup/build.js';
  */
 export async function builtPackage() {
   const consumer = inject('consumerDir');
-  const result = (await whenWritten(join(consumer, BUILD_RESULT))) as { ok: boolean; error?: string };
+  const result = (await whenWritten(join(consumer, BUILD_RESULT))) as { ok: boolean; error?: string; tarball?: string };
   if (!result.ok) throw new Error(`the package did not build for the e2e tests:\n${result.error}`);
   const dir = join(consumer, 'node_modules', 'avatar-video');
   const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
   return {
     /** A package of its own, where `require('avatar-video')` finds the build. */
     consumer,
-    /** The installed package: its package.json and dist/. */
+    /** The installed package: the `npm pack` tarball of this run's build, extracted. */
     dir,
+    /** That tarball. */
+    tarball: result.tarball as string,
     /** The `avatar-video` command, found through package.json's `bin` as npm finds it. */
     bin: join(dir, manifest.bin['avatar-video'] ?? 'missing bin entry'),
   };

@@ -1,4 +1,7 @@
-import { ALL_FORMATS, BufferSource, EncodedPacketSink, FilePathSource, Input, type InputTrack } from 'mediabunny';
+import type { InputTrack } from 'mediabunny';
+import { loadMediabunny } from '../../src/internal/mediabunny.js';
+
+// The SDK's copy of mediabunny (its CommonJS build): an ESM import here would load a second one, which it warns of.
 
 /** What the join and mock tests check in an MP4, read through mediabunny (no ffprobe on CI). */
 export interface Mp4Summary {
@@ -17,6 +20,7 @@ export interface Mp4Summary {
 }
 
 async function timestamps(track: InputTrack): Promise<number[]> {
+  const { EncodedPacketSink } = await loadMediabunny();
   const out: number[] = [];
   for await (const packet of new EncodedPacketSink(track).packets(undefined, undefined, { metadataOnly: true })) out.push(packet.timestamp);
   return out;
@@ -24,6 +28,7 @@ async function timestamps(track: InputTrack): Promise<number[]> {
 
 /** Summarise an MP4 given as bytes or a path. */
 export async function summarizeMp4(file: Uint8Array | string): Promise<Mp4Summary> {
+  const { ALL_FORMATS, BufferSource, FilePathSource, Input } = await loadMediabunny();
   const source = typeof file === 'string' ? new FilePathSource(file) : new BufferSource(file);
   const input = new Input({ source, formats: ALL_FORMATS });
   try {

@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { BatchInputError, type BatchProgress, OutputPathError } from '../../index.js';
-import { readBatchFile, writeReport } from '../batch-file.js';
+import { BatchInputError, type BatchProblem, type BatchProgress, OutputPathError } from '../../index.js';
+import { type BatchFile, readBatchFile, writeReport } from '../batch-file.js';
 import { concurrency, NAME_OF_FIELD } from '../flags.js';
 import { ExitCode, type Session } from '../session.js';
-import { type Problem, UsageError } from '../usage-error.js';
+import { checkAll, type Problem, UsageError } from '../usage-error.js';
 
 type BatchFlags = { outDir: string; concurrency: number | 'auto' };
 
@@ -15,22 +15,24 @@ export function registerBatch(program: Command, session: Session): void {
       'make one video per row of a CSV (header key,audio,image,video,model; paths relative to the file) or JSONL file; every row is checked before anything is created, and running it again resumes',
     )
     .argument('<items>', 'items.csv or items.jsonl')
-    .requiredOption('--out-dir <dir>', 'folder for <key>.mp4, report.csv and the resume ledger')
+    .requiredOption('--out-dir <dir>', 'folder for <key>.mp4, report.csv and the resume ledger (required)')
     .option('--concurrency <n|auto>', "jobs at once: a number, or 'auto' to find the service's limit", concurrency, 'auto')
     .action((file: string, flags: BatchFlags) => runBatch(file, flags, session));
 }
 
 /** Run the batch of `file`, write report.csv, and set the exit code: 1 when some item failed. */
 async function runBatch(file: string, flags: BatchFlags, session: Session): Promise<void> {
-  const client = session.client();
-  const { items, lines } = readBatchFile(file);
+  const [client, read] = await checkAll(
+    () => session.client(),
+    () => readBatchFile(file),
+  );
   const outDir = resolve(flags.outDir);
   // Said at once: cleanup after Ctrl-C may outlast the grace period, and the jobs made are in the ledger.
   const onInterrupt = () =>
     session.note(`stopping; run the same command again to resume: jobs already made in ${outDir} are not paid for twice`);
   session.signal.addEventListener('abort', onInterrupt, { once: true });
   const summary = await client.videos
-    .generateBatch(items, {
+    .generateBatch(read.items, {
       outputDir: outDir,
       concurrency: flags.concurrency,
       signal: session.signal,
@@ -40,7 +42,7 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
       },
     })
     .catch((error: unknown) => {
-      if (error instanceof BatchInputError) throw new UsageError(error.problems.map((p) => toProblem(p, file, lines)));
+      if (error instanceof BatchInputError) throw new UsageError(rowProblems(error.problems, file, read));
       if (error instanceof OutputPathError) throw new UsageError([{ code: error.code, message: `--out-dir: ${error.message}` }]);
       throw error;
     })
@@ -71,9 +73,27 @@ function formatEta(seconds: number): string {
   return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-/** A batch problem as the file's author sees it: by line and column rather than item index and parameter. */
-function toProblem(p: BatchInputError['problems'][number], file: string, lines: number[]): Problem {
+/**
+ * The batch's problems as the file's author sees them: by line and column rather than item index and parameter. A
+ * file the SDK could not open is said as the CLI found it while reading the row, which names the column.
+ */
+function rowProblems(problems: BatchProblem[], file: string, read: BatchFile): Problem[] {
+  return problems.flatMap((problem) => {
+    const own = problem.code === 'unreadable_input' ? read.fileProblems.get(problem.index) : undefined;
+    return (own ?? [problem]).map((found) => toProblem({ ...problem, ...found }, file, read.lines));
+  });
+}
+
+/** Which inputs a row gives is a matter of its columns, so it is said in columns; validation's wording names parameters. */
+const IN_COLUMNS: Record<string, string> = {
+  missing_audio: 'no audio: give the driving audio, a WAV or MP3 file',
+  missing_visual_reference: 'no image or video: give a portrait (JPEG or PNG) in image, or a video (MP4 or MOV) in video',
+  multiple_visual_references: 'give an image or a video, not both',
+};
+
+function toProblem(p: BatchProblem, file: string, lines: number[]): Problem {
   const where = `${file}:${lines[p.index] ?? `item ${p.index + 1}`}`;
   const column = p.field ? ` (${NAME_OF_FIELD[p.field] ?? p.field})` : '';
-  return { ...(p.field ? { field: p.field } : {}), code: p.code, message: `${where}${p.key ? ` ${p.key}` : ''}${column}: ${p.message}` };
+  const message = `${where}${p.key ? ` ${p.key}` : ''}${column}: ${IN_COLUMNS[p.code] ?? p.message}`;
+  return { index: p.index, key: p.key, ...(p.field ? { field: p.field } : {}), code: p.code, message };
 }

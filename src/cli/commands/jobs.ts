@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Video } from '../../index.js';
-import { positiveInteger, secondsToMs } from '../flags.js';
+import { positiveInteger, secondsToMs, videoId } from '../flags.js';
 import { formatBytes, formatVideo, formatVideoTable } from '../format.js';
 import { checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
@@ -9,7 +9,8 @@ import { downloadProgress, watchJob } from '../watch.js';
 
 /** The commands on jobs already made, in the order `--help` lists them: get, wait, download, url and list. */
 export function registerJobCommands(program: Command, session: Session): void {
-  const byId = (name: string, description: string) => program.command(name).description(description).argument('<id>', 'video id');
+  const byId = (name: string, description: string) =>
+    program.command(name).description(description).argument('<id>', 'video id, as `create` or `list` printed it', videoId);
 
   byId('get', "print a video job's current state").action(async (id: string) => {
     const video = await session.client().videos.retrieve(id, { signal: session.signal });

@@ -1,9 +1,8 @@
 import { rmdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InvalidArgumentError } from '../../errors.js';
 import { removeStaleTempFiles } from '../../internal/atomic-file.js';
 import { concurrencyBounds } from '../../internal/concurrency-limiter.js';
-import { prepareOutputFolder } from '../../internal/output-path.js';
+import { prepareOutputFolder, removeCreatedFolders } from '../../internal/output-path.js';
 import { DEFAULT_JOB_ATTEMPTS } from '../../internal/retry.js';
 import { runPool } from '../../internal/run-pool.js';
 import { jobPlaces } from '../make-job.js';
@@ -26,16 +25,17 @@ export async function generateBatch(
 ): Promise<BatchSummary> {
   const { outputDir, concurrency, maxConcurrency, maxAttempts = DEFAULT_JOB_ATTEMPTS, onItem, onProgress, signal, ...wait } = options;
   const bounds = batchBounds(concurrency, maxConcurrency);
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new InvalidArgumentError('maxAttempts', `maxAttempts must be a whole number of at least 1, got ${maxAttempts}.`);
-  }
   const dir = resolve(outputDir);
-  await prepareOutputFolder(dir);
+  const { created } = await prepareOutputFolder(dir);
   const entries = await readLedger(dir);
   // Partial saves of a killed run, never whole, never reused: every item that got as far as saving is in the ledger.
   const outputs = Array.from(entries.keys(), (key) => `${key}.mp4`);
   await removeStaleTempFiles(dir, outputs);
-  const checked = await checkItems(items, entries, jobs.limits);
+  const checked = await checkItems(items, entries, jobs.limits).catch(async (error: unknown) => {
+    // Refused items leave no trace: not even the folder this run made for them.
+    if (created !== undefined) await removeCreatedFolders(dir, created);
+    throw error;
+  });
   const ledger = await LedgerWriter.open(dir);
 
   const tally = new ProgressTally(checked.length, onProgress);

@@ -25,20 +25,20 @@ export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
    * run, so other jobs of the client count against it too. A long item's segments are jobs like any other.
    * @default 'auto'
    */
-  concurrency?: number | 'auto';
+  concurrency?: number | 'auto' | undefined;
   /** With `'auto'`, the most jobs of the client this batch's jobs may run beside. @default the client's ceiling (64, or its fixed `jobConcurrency`) */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
   /**
    * Jobs per item (per segment, for a long item): a job that FAILS for a rate limit or a fault of the service
    * (a code such as `internal_error`) is created again after a short backoff, up to this many in all, as
    * `generateLong` does. Other failures are reported at once: the same inputs would most likely fail again.
    * @default 3
    */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /** Called once per item when it is finished (complete, failed or skipped). @default undefined */
-  onItem?: (result: BatchItemResult) => void;
+  onItem?: ((result: BatchItemResult) => void) | undefined;
   /** Called whenever an item starts or finishes. @default undefined */
-  onProgress?: (progress: BatchProgress) => void;
+  onProgress?: ((progress: BatchProgress) => void) | undefined;
 }
 
 export interface BatchProgress {
@@ -62,15 +62,15 @@ export interface BatchItemResult {
   key: string;
   status: 'complete' | 'failed' | 'skipped';
   /** The last job made for the item, when one was made; absent for an item made in segments (see `segmentVideoIds`). */
-  videoId?: string;
+  videoId?: string | undefined;
   /**
    * For an item whose audio was longer than one job allows: the job of each segment, in order, whose videos
    * were joined into its file. For a failed one, `videoId` names the last job of the segment that failed, if any.
    */
-  segmentVideoIds?: string[];
+  segmentVideoIds?: string[] | undefined;
   /** Absolute path of the saved MP4 (complete and skipped items). */
-  path?: string;
-  error?: BatchItemError;
+  path?: string | undefined;
+  error?: BatchItemError | undefined;
 }
 
 export interface BatchSummary {

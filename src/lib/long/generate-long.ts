@@ -32,7 +32,7 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    * resumes them). For a deadline on the whole run, pass `signal: AbortSignal.timeout(ms)`.
    * @default 600000 (10 minutes)
    */
-  waitTimeout?: number;
+  waitTimeout?: number | undefined;
   /** Where to save the joined MP4: its folder must exist. Written to a temporary file and renamed into place. */
   output: string;
   /**
@@ -40,32 +40,42 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    * job it runs; a number runs that many instead, counting the client's other jobs against it (as a batch's does).
    * @default 'auto'
    */
-  concurrency?: number | 'auto';
+  concurrency?: number | 'auto' | undefined;
   /** Longest segment of audio per job, in seconds (the service's limit). @default 60 */
-  maxSegmentSeconds?: number;
+  maxSegmentSeconds?: number | undefined;
   /**
    * Folder for the segment audio, the segment videos and `manifest.json`, created (with its parents) when missing.
    * Run the same call again with the same folder to resume: jobs already created are polled again, segments
    * already downloaded are reused.
    * @default a hidden folder beside `output`: `.<output name>.parts`
    */
-  workDir?: string;
+  workDir?: string | undefined;
   /**
    * Jobs per segment before the call fails: a segment whose job FAILS for a rate limit or a fault of the service is
    * created again, as a batch's item is; any other failure ends the call at once. @default 3
    */
-  maxSegmentAttempts?: number;
+  maxSegmentAttempts?: number | undefined;
   /** Keep the work folder after success (it is always kept after a failure, for the rerun). @default false */
-  keepWorkDir?: boolean;
+  keepWorkDir?: boolean | undefined;
   /** Overall progress across the split, the segments and the join. @default undefined */
-  onProgress?: (progress: LongProgress) => void;
+  onProgress?: ((progress: LongProgress) => void) | undefined;
 }
 
 export interface LongProgress {
   phase: 'split' | 'segments' | 'join' | 'done';
   /** Overall share done, 0 to 1, weighted by segment duration. */
   fraction: number;
-  segments: Array<{ index: number; status: SegmentRecord['status'] | 'processing'; progress: number; jobId: string | null }>;
+  /**
+   * Each segment: `pending` (no job yet), `created` (its job made, not being waited on now), `processing` (its job
+   * being waited on), `downloaded` (its video saved in the work folder) or `failed`. The statuses are written out
+   * here, not taken from the work folder's manifest, whose type is not published.
+   */
+  segments: Array<{
+    index: number;
+    status: 'pending' | 'created' | 'processing' | 'downloaded' | 'failed';
+    progress: number;
+    jobId: string | null;
+  }>;
 }
 
 export interface GenerateLongResult {

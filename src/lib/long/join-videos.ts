@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { EncodedPacket, MetadataTags } from 'mediabunny';
 import { JoinError } from '../../errors.js';
+import { checkArgument, checkOptions, isFilled, pathTo } from '../../internal/arguments.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
 import { loadMediabunny } from '../../internal/mediabunny.js';
 import { type Clip, countKeptPackets, differences, keptPackets, openClip } from './clip.js';
@@ -9,18 +10,20 @@ import { joinedTags } from './provenance.js';
 import { throwIfAborted } from './segment-file.js';
 
 export interface JoinVideosOptions {
-  /** Stops the join: the temporary file is removed and the call rejects with `APIUserAbortError`. */
-  signal?: AbortSignal;
-  /** Called after each input is copied, with the share of the joined duration written so far (0 to 1). */
-  onProgress?: (fraction: number) => void;
-  /** What the joined file records on top of the metadata carried over from the inputs. */
-  metadata?: {
-    /**
-     * Job ids of the inputs, in order, written as a JSON array under the `avatar-video.segments` tag.
-     * @default none (the tag is not written)
-     */
-    segmentIds?: readonly string[];
-  };
+  /** Stops the join: the temporary file is removed and the call rejects with `APIUserAbortError`. @default undefined */
+  signal?: AbortSignal | undefined;
+  /** Called after each input is copied, with the share of the joined duration written so far (0 to 1). @default undefined */
+  onProgress?: ((fraction: number) => void) | undefined;
+  /** What the joined file records on top of the metadata carried over from the inputs. @default {} */
+  metadata?:
+    | {
+        /**
+         * Job ids of the inputs, in order, written as a JSON array under the `avatar-video.segments` tag.
+         * @default none (the tag is not written)
+         */
+        segmentIds?: readonly string[] | undefined;
+      }
+    | undefined;
 }
 
 export interface JoinVideosResult {
@@ -61,19 +64,23 @@ const throwIfJoinAborted = (signal: AbortSignal | undefined) => throwIfAborted(s
  * - The file is written with its `moov` before `mdat` (plays while downloading) and without holding media in memory:
  *   mediabunny's `fastStart: 'reserve'` leaves room for the sample tables sized from the exact packet counts, then
  *   streams packets to disk. It goes to a temporary file next to `output`, renamed into place once complete and
- *   flushed (see `writeFileAtomic`); on any failure or abort the temporary file is removed and `output` is untouched.
- * - Provenance: the metadata items of every input are carried over by key (see `joinedTags` in provenance.ts), and
+ *   flushed; on any failure or abort the temporary file is removed and `output` is untouched.
+ * - Provenance: the metadata items of every input are carried over by key, and
  *   `options.metadata.segmentIds` is recorded under `avatar-video.segments`.
  *
  * @example
  * const { durationSeconds } = await joinVideos(['part-1.mp4', 'part-2.mp4'], 'talk.mp4');
  */
-export async function joinVideos(inputs: readonly string[], output: string, options: JoinVideosOptions = {}): Promise<JoinVideosResult> {
-  const { signal } = options;
+export async function joinVideos(inputs: readonly string[], output: string, options?: JoinVideosOptions): Promise<JoinVideosResult> {
+  const paths = (list: unknown) => Array.isArray(list) && list.every(isFilled);
+  checkArgument('joinVideos', 'inputs', inputs, [paths, "an array of MP4 file paths, e.g. ['part-1.mp4', 'part-2.mp4']"]);
+  checkArgument('joinVideos', 'output', output, pathTo("the file to write, e.g. 'joined.mp4'"));
+  const checked = checkOptions('joinVideos', options);
+  const { signal } = checked;
   if (inputs.length === 0) throw new JoinError(output, 'joinVideos needs at least one input file.');
   throwIfJoinAborted(signal);
-  const plan = await planJoin(inputs, options.metadata?.segmentIds, signal);
-  await writeFileAtomic(output, (file) => writeJoined(plan, file.path, options));
+  const plan = await planJoin(inputs, checked.metadata?.segmentIds, signal);
+  await writeFileAtomic(output, (file) => writeJoined(plan, file.path, checked));
   return { path: output, bytes: (await stat(output)).size, durationSeconds: plan.durationSeconds };
 }
 

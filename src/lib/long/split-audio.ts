@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkOptions } from '../../internal/arguments.js';
 import { openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
 import { probeSource } from '../media/probe.js';
@@ -14,26 +15,26 @@ export interface SplitAudioOptions {
    * Longest segment, in seconds: the service takes 60 s of audio per job.
    * @default 60
    */
-  maxSegmentSeconds?: number;
+  maxSegmentSeconds?: number | undefined;
   /**
    * Shortest segment, in seconds, the last one included (the cut before it moves earlier if needed).
    * At most half of `maxSegmentSeconds`.
    * @default 1
    */
-  minSegmentSeconds?: number;
+  minSegmentSeconds?: number | undefined;
   /**
    * How far before each limit to look for the quietest moment, in seconds.
    * @default 10
    */
-  searchWindowSeconds?: number;
+  searchWindowSeconds?: number | undefined;
   /**
    * Folder the segment files are written to, created if missing. Files are named `segment-000.wav` and so on;
    * existing files of those names are replaced.
    * @default a new folder under `os.tmpdir()`
    */
-  outputDir?: string;
-  /** Stops the split; a segment file being written is removed, finished ones stay. */
-  signal?: AbortSignal;
+  outputDir?: string | undefined;
+  /** Stops the split; a segment file being written is removed, finished ones stay. @default undefined */
+  signal?: AbortSignal | undefined;
 }
 
 /** One piece of the audio, written to its own file. */
@@ -70,9 +71,10 @@ export interface SplitAudioResult {
  * @example
  * const { segments } = await splitAudio('./talk.wav', { outputDir: './parts' });
  */
-export async function splitAudio(source: Uploadable, options: SplitAudioOptions = {}): Promise<SplitAudioResult> {
-  const settings = splitSettings(options);
-  throwIfAborted(options.signal);
+export async function splitAudio(source: Uploadable, options?: SplitAudioOptions): Promise<SplitAudioResult> {
+  const { outputDir: folder, ...rest } = checkOptions('splitAudio', options);
+  const settings = splitSettings(rest);
+  throwIfAborted(settings.signal);
   const local = await openSource(source, 'audio_reference');
   try {
     const info = await probeSource(local, 'audio_reference');
@@ -80,7 +82,7 @@ export async function splitAudio(source: Uploadable, options: SplitAudioOptions 
       throw unsupportedAudio(local.name, `is ${info.format.toUpperCase()} ${info.kind}`, 'splitAudio cuts WAV and MP3 audio');
     }
     const { format, durationSeconds = 0 } = info;
-    const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), 'avatar-video-segments-')));
+    const outputDir = folder ?? (await mkdtemp(join(tmpdir(), 'avatar-video-segments-')));
     await mkdir(outputDir, { recursive: true });
     // Short enough already: the one segment is the file itself, copied as it is.
     const planned =
@@ -90,7 +92,7 @@ export async function splitAudio(source: Uploadable, options: SplitAudioOptions 
     const segments: AudioSegment[] = [];
     for (const [index, segment] of planned.entries()) {
       const path = join(outputDir, `segment-${String(index).padStart(3, '0')}.${format}`);
-      await writeSegmentFile(path, local, segment.parts, options.signal);
+      await writeSegmentFile(path, local, segment.parts, settings.signal);
       segments.push({ path, index, startSeconds: segment.startSeconds, durationSeconds: segment.durationSeconds, format });
     }
     return { segments, durationSeconds };

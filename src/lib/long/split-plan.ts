@@ -1,4 +1,5 @@
 import { MediaValidationError } from '../../errors.js';
+import { checkArgument } from '../../internal/arguments.js';
 import { planCuts } from './quiet-points.js';
 import { type SegmentPart, throwIfAborted } from './segment-file.js';
 
@@ -11,15 +12,11 @@ export function splitSettings(options: {
   searchWindowSeconds?: number;
   signal?: AbortSignal;
 }) {
-  const maxSeconds = options.maxSegmentSeconds ?? 60;
-  const minSeconds = options.minSegmentSeconds ?? 1;
-  const windowSeconds = options.searchWindowSeconds ?? 10;
-  if (!(minSeconds > 0 && Number.isFinite(maxSeconds) && maxSeconds >= 2 * minSeconds)) {
-    throw new RangeError(
-      `splitAudio needs 0 < minSegmentSeconds and maxSegmentSeconds >= 2 * minSegmentSeconds (so that every cut can respect both); got min ${minSeconds}, max ${maxSeconds}.`,
-    );
-  }
-  if (!(windowSeconds > 0)) throw new RangeError(`searchWindowSeconds must be positive; got ${windowSeconds}.`);
+  const { maxSegmentSeconds: maxSeconds = 60, minSegmentSeconds: minSeconds = 1, searchWindowSeconds: windowSeconds = 10 } = options;
+  // Each on its own was checked with the call's options (internal/arguments.ts); together, every cut must be able to
+  // leave at least the shortest segment on either side.
+  const room = `at least twice minSegmentSeconds (${minSeconds} s), so that every cut can respect both`;
+  checkArgument('splitAudio', 'maxSegmentSeconds', maxSeconds, [(max) => (max as number) >= 2 * minSeconds, room]);
   return { maxSeconds, minSeconds, windowSeconds, signal: options.signal };
 }
 

@@ -1,30 +1,35 @@
+import { checkOptions } from '../../internal/arguments.js';
 import type { FilePart } from '../../internal/multipart.js';
 import { type LocalSource, openSource } from '../../internal/source.js';
 import type { VideoModel } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
 import { FORMATS } from './types.js';
 
-interface CreateParamsBase {
-  /** Driving audio: WAV or MP3, 1 to 60 s. */
-  audio_reference: Uploadable;
-  /** Model name. @default 'service-avatar-x' (the service's default) */
-  model?: VideoModel;
-}
+// The two shapes repeat the shared fields rather than extend a base interface: the published types name only
+// what users can import.
 
 /** Create from a still image (`image_to_video`). */
-export interface ImageToVideoParams extends CreateParamsBase {
+export interface ImageToVideoParams {
+  /** Driving audio: WAV or MP3, 1 to 60 s. */
+  audio_reference: Uploadable;
   /** Appearance image: JPEG or PNG. */
   image_reference: Uploadable;
   /** Not with an image: send exactly one visual reference. */
-  video_reference?: never;
+  video_reference?: undefined;
+  /** Model name. @default 'service-avatar-x' (the service's default) */
+  model?: VideoModel | undefined;
 }
 
 /** Create from a video of the person (`video_to_video`), a gated preview. */
-export interface VideoToVideoParams extends CreateParamsBase {
+export interface VideoToVideoParams {
+  /** Driving audio: WAV or MP3, 1 to 60 s. */
+  audio_reference: Uploadable;
   /** Appearance video: MP4 or MOV, 10 to 60 s. */
   video_reference: Uploadable;
   /** Not with a video: send exactly one visual reference. */
-  image_reference?: never;
+  image_reference?: undefined;
+  /** Model name. @default 'service-avatar-x' (the service's default) */
+  model?: VideoModel | undefined;
 }
 
 /**
@@ -41,6 +46,11 @@ export interface PreparedCreate {
   files: FilePart[];
   fields: Record<string, string>;
   dispose(): Promise<void>;
+}
+
+/** The create parameters given to `method`, checked to be an object (each input is checked as it is opened). */
+export function checkParams<T extends VideoCreateParams>(method: string, params: T): T {
+  return checkOptions(method, params, "{ audio_reference: 'speech.wav', image_reference: 'me.png' }", 'params');
 }
 
 /** Dispose every opened input (removes spooled temporary files). */

@@ -1,4 +1,5 @@
 import { MediaValidationError } from '../../errors.js';
+import { checkOptions } from '../../internal/arguments.js';
 import { type LocalSource, openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
 import { ProbeFailure, unsupported } from './failure.js';
@@ -14,8 +15,9 @@ export interface ProbeOptions {
   /**
    * The create parameter the file is meant for (`audio_reference`, `image_reference`, `video_reference`). It sets
    * the issue's `field` and what a rejection says is allowed; it does not make other formats fail.
+   * @default undefined (the issue's `field` is `source`, and a rejection lists every format allowed)
    */
-  fieldName?: string;
+  fieldName?: string | undefined;
 }
 
 const PROBES = { wav: probeWav, mp3: probeMp3, png: probePng, jpeg: probeJpeg, mp4: probeIsobmff, mov: probeIsobmff };
@@ -37,10 +39,11 @@ const ALLOWED_ANY = 'accepted formats are WAV and MP3 audio, JPEG and PNG images
  * @example
  * const info = await probeMedia('./speech.mp3'); // { kind: 'audio', format: 'mp3', durationSeconds: 12.4 }
  */
-export async function probeMedia(source: Uploadable, options: ProbeOptions = {}): Promise<MediaInfo> {
-  const local = await openSource(source, options.fieldName ?? 'input');
+export async function probeMedia(source: Uploadable, options?: ProbeOptions): Promise<MediaInfo> {
+  const { fieldName } = checkOptions('probeMedia', options);
+  const local = await openSource(source, fieldName ?? 'input');
   try {
-    return await probeSource(local, options.fieldName);
+    return await probeSource(local, fieldName);
   } finally {
     await local.dispose();
   }

@@ -6,12 +6,12 @@ export interface MediaInfo {
   kind: 'audio' | 'image' | 'video';
   format: MediaFormat;
   /** Measured duration in seconds (audio and video). */
-  durationSeconds?: number;
+  durationSeconds?: number | undefined;
   /** Pixel size (images and video). */
-  width?: number;
-  height?: number;
+  width?: number | undefined;
+  height?: number | undefined;
   /** Whether a video reference also carries an audio track. */
-  hasAudio?: boolean;
+  hasAudio?: boolean | undefined;
 }
 
 /** Each accepted format: its name and label in messages, its kind, and the extension and type it is uploaded with. */

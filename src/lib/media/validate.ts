@@ -1,7 +1,8 @@
 import { type MediaIssueCode, MediaValidationError, type MediaValidationIssue } from '../../errors.js';
+import { checkOptions } from '../../internal/arguments.js';
 import type { LocalSource } from '../../internal/source.js';
 import { VIDEO_MODELS } from '../../schemas.js';
-import { disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
+import { checkParams, disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
 import { ALLOWED, probeSource } from './probe.js';
 import { FORMATS, type MediaInfo } from './types.js';
 
@@ -15,10 +16,13 @@ export interface ValidatedCreate {
 
 export interface ValidateOptions {
   /** Longest driving audio in seconds. @default 60 (the stricter of the spec's two statements) */
-  maxAudioSeconds?: number;
+  maxAudioSeconds?: number | undefined;
 }
 
-/** Spec section 8. */
+/**
+ * The API's limits on input durations, in seconds, as local validation applies them. `maxAudioSeconds` is the
+ * default of the client's `limits.maxAudioSeconds`.
+ */
 export const LIMITS = {
   minAudioSeconds: 1,
   maxAudioSeconds: 60,
@@ -35,8 +39,9 @@ const SMALL_IMAGE = 512;
  * Check `videos.create` parameters locally, reading only headers, and report every problem at once.
  * Rejects with {@link MediaValidationError}.
  */
-export async function validateCreateParams(params: VideoCreateParams, options: ValidateOptions = {}): Promise<ValidatedCreate> {
-  const prepared = await prepareValidated(params, options);
+export async function validateCreateParams(params: VideoCreateParams, options?: ValidateOptions): Promise<ValidatedCreate> {
+  const method = 'validateCreateParams';
+  const prepared = await prepareValidated(checkParams(method, params), checkOptions(method, options));
   await prepared.dispose();
   return prepared.result;
 }

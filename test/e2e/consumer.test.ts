@@ -1,0 +1,143 @@
+/**
+ * A user's TypeScript project, compiled against the package as built and installed (test/setup/build.ts) with the
+ * strictest settings users run: `strict`, `exactOptionalPropertyTypes`, and `skipLibCheck: false` (so the
+ * published declarations are checked too). Once under `nodenext` (an ES module and a CommonJS file), once under
+ * `node10` (which reads package.json's `types` and `typesVersions`, not its `exports`). Zero errors each.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { builtPackage } from '../helpers/built.js';
+import { useCleanup } from '../helpers/fixture.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const { consumer, dir: pkg } = await builtPackage();
+const closers = useCleanup();
+
+/** tsc with skipLibCheck: false checks every declaration file it reads (@types/node, undici's, the DOM library's): slower than the suite's default timeout allows. */
+const COMPILE_TIMEOUT = 300_000;
+
+const STRICT = { strict: true, exactOptionalPropertyTypes: true, skipLibCheck: false, noEmit: true, target: 'es2022' };
+
+/** What a user writes, in either module format: `head` imports the package, the body uses it. */
+function program(head: string): string {
+  return `${head}
+// Options accept \`undefined\` wherever they are optional (exactOptionalPropertyTypes).
+declare const signal: AbortSignal | undefined;
+export const generateOptions: GenerateOptions = { output: 'out.mp4', signal, timeout: undefined, onProgress: undefined };
+export const params: VideoCreateParams = { audio_reference: 'a.wav', image_reference: 'i.png', video_reference: undefined, model: undefined };
+export async function main(): Promise<number> {
+  const server: MockServer = await startMockServer({ port: undefined, clock: 'manual', seed: undefined });
+  const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, timeout: undefined, logger: undefined });
+  const video: Video = await client.videos.create(params, { signal, validate: undefined });
+  const page: VideoPage = await client.videos.list({ limit: undefined, after: undefined });
+  const answer: APIPromise<Video> = client.videos.retrieve(video.id, { signal });
+  const waited = await client.videos.waitForCompletion((await answer).id, { signal, onProgress: undefined });
+  // Settled values are what they say, without an \`| undefined\` left by an optional option.
+  const maxAudio: number = client.limits.maxAudioSeconds;
+  const key: string = server.state.options.apiKey;
+  // @ts-expect-error pages are made by \`videos.list\`, not by users
+  new VideoPage();
+  await server.close();
+  return page.data.length + maxAudio + key.length + (waited.progress ?? 0);
+}
+`;
+}
+
+const ESM =
+  program(`import AvatarVideo, { type APIPromise, type GenerateOptions, type Video, type VideoCreateParams, VideoPage } from 'avatar-video';
+import { type MockServer, startMockServer } from 'avatar-video/testing';`);
+
+const CJS = program(`import AvatarVideo = require('avatar-video');
+import testing = require('avatar-video/testing');
+import VideoPage = AvatarVideo.VideoPage;
+type APIPromise<T> = AvatarVideo.APIPromise<T>;
+type GenerateOptions = AvatarVideo.GenerateOptions;
+type Video = AvatarVideo.Video;
+type VideoCreateParams = AvatarVideo.VideoCreateParams;
+type MockServer = testing.MockServer;
+const { startMockServer } = testing;`);
+
+/** A project folder in the consumer: its files, a tsconfig, and a node_modules/@types holding only @types/node. */
+async function project(files: Record<string, string>, compilerOptions: Record<string, unknown>): Promise<string> {
+  const work = await mkdtemp(join(consumer, 'project-'));
+  closers.push(() => rm(work, { recursive: true, force: true }));
+  await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(work, name), text)));
+  // The folder sits inside this repository, whose node_modules/@types TypeScript would also take in; a user's
+  // project has @types/node of its own (for what the install adds, see the last test).
+  await mkdir(join(work, 'node_modules/@types'), { recursive: true });
+  await symlink(join(root, 'node_modules/@types/node'), join(work, 'node_modules/@types/node'), 'dir');
+  const typeRoots = [join(work, 'node_modules/@types')];
+  const sources = Object.keys(files).filter((name) => /\.[cm]?ts$/.test(name));
+  await writeFile(
+    join(work, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { ...STRICT, ...compilerOptions, typeRoots }, files: sources }),
+  );
+  return work;
+}
+
+/** tsc's report on the project: '' when it compiles. */
+async function compile(work: string): Promise<string> {
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  return run(process.execPath, [tsc, '-p', work], { cwd: work }).then(
+    () => '',
+    (error: { stdout?: string }) => error.stdout || String(error),
+  );
+}
+
+describe('a strict consumer project compiles with no error', () => {
+  it(
+    'under nodenext: an ES module and a CommonJS file',
+    async () => {
+      const files = { 'package.json': JSON.stringify({ type: 'module' }), 'app.ts': ESM, 'app.cts': CJS };
+      expect(await compile(await project(files, { module: 'nodenext', moduleResolution: 'nodenext' }))).toBe('');
+    },
+    COMPILE_TIMEOUT,
+  );
+
+  it(
+    'under node10, where avatar-video/testing resolves through typesVersions',
+    async () => {
+      const files = { 'package.json': JSON.stringify({ type: 'commonjs' }), 'app.ts': ESM };
+      expect(await compile(await project(files, { module: 'commonjs', moduleResolution: 'node10' }))).toBe('');
+    },
+    COMPILE_TIMEOUT,
+  );
+
+  // Every @types package an install puts in node_modules/@types joins every program of a project that does not
+  // list `types`, and is checked with skipLibCheck: false. mediabunny depends on @types/dom-webcodecs and
+  // @types/dom-mediacapture-transform, which do not compile beside TypeScript's DOM library (or without it): the
+  // package ships mediabunny's own build instead of depending on it (THIRD-PARTY-NOTICES.md).
+  it('an install of the package adds no @types package to the project', async () => {
+    expect(await typesInstalledWith(pkg)).toEqual([]);
+  });
+});
+
+/** The @types packages among the production dependencies of the package in `dir`, at any depth. */
+async function typesInstalledWith(dir: string): Promise<string[]> {
+  const found = new Set<string>();
+  const visit = async (from: string) => {
+    const manifest = JSON.parse(await readFile(join(from, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const name of Object.keys(manifest.dependencies ?? {})) {
+      if (found.has(name)) continue;
+      found.add(name);
+      await visit(packageDir(name, from));
+    }
+  };
+  await visit(dir);
+  return [...found].filter((name) => name.startsWith('@types/')).sort();
+}
+
+/** Where node finds package `name` from `from`: the nearest node_modules/<name> up the folders. */
+function packageDir(name: string, from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) throw new Error(`${name} is not installed where ${from} would find it`);
+  }
+}
