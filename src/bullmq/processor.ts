@@ -99,15 +99,10 @@ export function createVideoProcessor(client: GeneratingClient, options: VideoPro
   };
 }
 
-/** The create parameters of an item: its inputs (a `file:` URL string as a URL), without the key or a stored id. */
+/** The create parameters of an item (paths or `file:` URL strings, which the SDK opens): without the key or a stored id. */
 function createParams(data: VideoJobData): VideoCreateParams {
-  const params: Record<string, unknown> = {};
-  for (const field of ['audio_reference', 'image_reference', 'video_reference', 'model'] as const) {
-    const value = data[field];
-    if (value !== undefined && value !== null)
-      params[field] = field !== 'model' && typeof value === 'string' && value.startsWith('file:') ? new URL(value) : value;
-  }
-  return params as unknown as VideoCreateParams;
+  const { key: _key, videoId: _videoId, ...params } = data;
+  return params as VideoCreateParams;
 }
 
 function withoutVideoId(data: VideoJobData): VideoJobData {
