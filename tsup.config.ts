@@ -45,6 +45,9 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     onSuccess: () => vendorMediabunny(outDir),
   },
   { ...library, entry: { 'testing/index': 'src/testing/index.ts' }, define: vendoredMediabunny('../'), clean: false },
+  // avatar-video/bullmq imports the main entry by its name, left external: one copy of the error classes and of the
+  // client's types. bullmq itself, an optional peer, is imported for its types only.
+  { ...library, entry: { 'bullmq/index': 'src/bullmq/index.ts' }, external: ['avatar-video'], clean: false },
   // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.
   {
     entry: { cli: 'src/cli/index.ts' },

@@ -12,6 +12,8 @@ const MOCKING = readdirSync(`${root}test`, { recursive: true, encoding: 'utf8' }
   .filter((file) => file.endsWith('.test.ts') && /\bvi\.(mock|doMock)\(/.test(readFileSync(`${root}${file}`, 'utf8')));
 
 export default defineConfig({
+  // src/bullmq imports the main entry by the package's name, as the build leaves it (tsup.config.ts); here that name means the sources.
+  resolve: { alias: [{ find: /^avatar-video$/, replacement: `${root}src/index.ts` }] },
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -1,5 +1,5 @@
 /**
- * Child of bench/batch.ts: the loopback mock with a concurrency limit, on its own CPU. Prints its address as
+ * Child of bench/batch.ts and bench/distributed.ts: the loopback mock with a concurrency limit, on its own CPU. Prints its address as
  * one JSON line; each line read on stdin is answered with the mock's counters as one JSON line; exits when
  * stdin closes. Arguments: processingMs, concurrencyLimit, rateLimitFailureRate.
  */
@@ -12,8 +12,10 @@ process.stdout.write(`${JSON.stringify({ baseURL: mock.baseURL, apiKey: mock.api
 const lines = createInterface({ input: process.stdin });
 lines.on('line', () => {
   const videos = mock.state.listVideos();
-  const complete = videos.filter((v) => v.status === 'COMPLETE').length;
-  process.stdout.write(`${JSON.stringify({ creates: mock.creates, throttled: mock.throttledCreates, complete })}\n`);
+  const completeIds = videos.filter((v) => v.status === 'COMPLETE').map((v) => v.id);
+  const rateLimited = videos.filter((v) => v.status === 'FAILED' && v.error?.code === 'rate_limit_exceeded').length;
+  const stats = { creates: mock.creates, throttled: mock.throttledCreates, complete: completeIds.length, completeIds, rateLimited };
+  process.stdout.write(`${JSON.stringify(stats)}\n`);
 });
 lines.on('close', () => {
   void mock.close().then(() => process.exit(0));

@@ -11,22 +11,19 @@
  * run of the arguments; and 10,000 items of 20 ms jobs under a limit of 48, for memory.
  * Targets: wall <= 1.6x ideal, 429s <= 1 per 4 jobs, 10,000 items well under 200 MB.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { wav } from '../test/helpers/media.js';
 import { compile } from './support/build.js';
+import { spawnMock } from './support/mock-child.js';
 import { run } from './support/spawn.js';
 
 const ITEMS = Number(process.argv[2] ?? 1_000);
 const PROCESSING_MS = Number(process.argv[3] ?? 200);
 const LIMIT = Number(process.argv[4] ?? 6);
 const ONLY = process.env.BATCH_SCENARIO;
-const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const IMAGE = fileURLToPath(new URL('../test/fixtures/mock/portrait.png', import.meta.url));
 const MB = 2 ** 20;
 
@@ -44,15 +41,8 @@ interface ChildResult {
 }
 
 async function scenario(name: string, items: number, processingMs: number, limit: number, failureRate: number) {
-  const mock = spawn(
-    TSX,
-    [fileURLToPath(new URL('./batch-mock.ts', import.meta.url)), String(processingMs), String(limit), String(failureRate)],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  );
-  const lines = createInterface({ input: mock.stdout! })[Symbol.asyncIterator]();
-  const { baseURL, apiKey } = JSON.parse((await lines.next()).value as string) as { baseURL: string; apiKey: string };
+  const mock = await spawnMock(processingMs, limit, failureRate);
+  const { baseURL, apiKey } = mock;
   const { stdout } = await run(process.execPath, [
     built.paths[0] as string,
     baseURL,
@@ -64,10 +54,8 @@ async function scenario(name: string, items: number, processingMs: number, limit
     IMAGE,
   ]);
   const batch = JSON.parse(stdout) as ChildResult;
-  mock.stdin!.write('stats\n');
-  const counters = JSON.parse((await lines.next()).value as string) as { creates: number; throttled: number; complete: number };
-  mock.stdin!.end();
-  await once(mock, 'exit');
+  const counters = await mock.stats();
+  await mock.stop();
   const ideal = (counters.creates * processingMs) / limit;
   const idealItems = (items * processingMs) / limit;
   console.log(

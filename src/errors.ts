@@ -446,6 +446,24 @@ export class JoinError extends AvatarVideoError {
   }
 }
 
+/**
+ * Thrown by the processor of `avatar-video/bullmq` when a create was refused with 429, after it paused the queue
+ * (`queue.rateLimit(delayMs)`). Its message is BullMQ's own rate-limit signal, `bullmq:rateLimitExceeded`: the
+ * worker puts the job back to waiting without using one of its attempts (provided the Worker has a `limiter`, as
+ * `workerDefaults` sets). No video job was created.
+ */
+export class QueueRateLimitError extends AvatarVideoError {
+  override name = 'QueueRateLimitError';
+  /** How long the queue was paused, in ms: the 429's Retry-After, else the processor's `rateLimitDelay`. */
+  readonly delayMs: number;
+
+  constructor(delayMs: number) {
+    // BullMQ recognises a manual rate limit by this exact message (its RATE_LIMIT_ERROR).
+    super('bullmq:rateLimitExceeded');
+    this.delayMs = delayMs;
+  }
+}
+
 // Each class is branded with the name it is exported under (a property key, which no minifier renames). A class
 // added above and not here would be recognised only by identity: test/error-brand.test.ts checks that none is.
 for (const [name, errorClass] of Object.entries({
@@ -476,6 +494,7 @@ for (const [name, errorClass] of Object.entries({
   SegmentFailedError,
   DownloadIntegrityError,
   JoinError,
+  QueueRateLimitError,
 })) {
   Object.defineProperty(errorClass.prototype, BRAND, { value: name });
 }

@@ -27,6 +27,7 @@ export {
   OutputPathError,
   type OutputPathProblem,
   PermissionDeniedError,
+  QueueRateLimitError,
   RateLimitError,
   ResponseTooLargeError,
   ResponseValidationError,

@@ -74,6 +74,27 @@ describe('layers', () => {
     expect(upward).toEqual([]);
   });
 
+  it('keeps bullmq/ on the public API: the main entry by its name, so the build holds one copy of each error class', () => {
+    // Everything bullmq/ reaches by relative import is bundled into its entry: only pure rules of lib/ may be.
+    const reached = new Set<string>();
+    const visit = (node: string) => {
+      if (reached.has(node)) return;
+      reached.add(node);
+      for (const next of graph.get(node) ?? []) visit(next);
+    };
+    visit('bullmq/index.ts');
+    const bundled = [...reached].filter((file) => !file.startsWith('bullmq/'));
+    expect(bundled.filter((file) => !file.startsWith('lib/') || (graph.get(file) ?? []).length > 0)).toEqual([]);
+    expect([...graph].filter(([file, deps]) => !file.startsWith('bullmq/') && deps.some((dep) => dep.startsWith('bullmq/')))).toEqual([]);
+  });
+
+  it('imports bullmq, an optional peer, for its types only', () => {
+    const runtime = files
+      .filter((file) => /^\s*import\s+(?!type\b)[^;]*?from\s+['"]bullmq['"]/m.test(readFileSync(file, 'utf8')))
+      .map(name);
+    expect(runtime).toEqual([]);
+  });
+
   it('speaks HTTP only through undici: nothing outside src/testing imports node:net, node:tls or node:http', () => {
     const raw = files
       .filter((file) => !name(file).startsWith('testing/'))

@@ -31,10 +31,12 @@ function program(head: string): string {
 declare const signal: AbortSignal | undefined;
 export const generateOptions: GenerateOptions = { output: 'out.mp4', signal, timeout: undefined, onProgress: undefined };
 export const params: VideoCreateParams = { audio_reference: 'a.wav', image_reference: 'i.png', video_reference: undefined, model: undefined };
+export const processorOptions: VideoProcessorOptions = { outputDir: 'out', queue: { rateLimit: async () => {} }, waitTimeout: undefined };
 export async function main(): Promise<number> {
   const server: MockServer = await startMockServer({ port: undefined, clock: 'manual', seed: undefined });
   const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, timeout: undefined, logger: undefined });
   const video: Video = await client.videos.create(params, { signal, validate: undefined });
+  const processor = createVideoProcessor(client, processorOptions);
   const page: VideoPage = await client.videos.list({ limit: undefined, after: undefined });
   const answer: APIPromise<Video> = client.videos.retrieve(video.id, { signal });
   const waited = await client.videos.waitForCompletion((await answer).id, { signal, onProgress: undefined });
@@ -44,14 +46,15 @@ export async function main(): Promise<number> {
   // @ts-expect-error pages are made by \`videos.list\`, not by users
   new VideoPage();
   await server.close();
-  return page.data.length + maxAudio + key.length + (waited.progress ?? 0);
+  return page.data.length + maxAudio + key.length + (waited.progress ?? 0) + processor.length;
 }
 `;
 }
 
 const ESM =
   program(`import AvatarVideo, { type APIPromise, type GenerateOptions, type Video, type VideoCreateParams, VideoPage } from 'avatar-video';
-import { type MockServer, startMockServer } from 'avatar-video/testing';`);
+import { type MockServer, startMockServer } from 'avatar-video/testing';
+import { createVideoProcessor, type VideoProcessorOptions } from 'avatar-video/bullmq';`);
 
 const CJS = program(`import AvatarVideo = require('avatar-video');
 import testing = require('avatar-video/testing');
@@ -61,7 +64,10 @@ type GenerateOptions = AvatarVideo.GenerateOptions;
 type Video = AvatarVideo.Video;
 type VideoCreateParams = AvatarVideo.VideoCreateParams;
 type MockServer = testing.MockServer;
-const { startMockServer } = testing;`);
+const { startMockServer } = testing;
+import bullmq = require('avatar-video/bullmq');
+type VideoProcessorOptions = bullmq.VideoProcessorOptions;
+const { createVideoProcessor } = bullmq;`);
 
 /** A project folder in the consumer: its files, a tsconfig, and a node_modules/@types holding only @types/node. */
 async function project(files: Record<string, string>, compilerOptions: Record<string, unknown>): Promise<string> {
@@ -101,7 +107,7 @@ describe('a strict consumer project compiles with no error', () => {
   );
 
   it(
-    'under node10, where avatar-video/testing resolves through typesVersions',
+    'under node10, where avatar-video/testing and avatar-video/bullmq resolve through typesVersions',
     async () => {
       const files = { 'package.json': JSON.stringify({ type: 'commonjs' }), 'app.ts': ESM };
       expect(await compile(await project(files, { module: 'commonjs', moduleResolution: 'node10' }))).toBe('');

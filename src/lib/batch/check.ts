@@ -5,6 +5,7 @@ import { NamedUpload, type Uploadable } from '../../uploads.js';
 import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
 import { LIMITS, type ValidateOptions, validateCreateParams } from '../media/validate.js';
 import { InputHasher } from './inputs-hash.js';
+import { keyProblem, sameFileKey } from './key.js';
 import type { LedgerRecord } from './ledger.js';
 import type { BatchItem } from './types.js';
 
@@ -65,31 +66,18 @@ async function checkItem(
   return { index, key, params, hash, long: inputs.long };
 }
 
-/** Longest key: leaves room for `.mp4` and a temporary suffix within common 255-byte name limits. */
-const MAX_KEY_LENGTH = 128;
-/** Letters, digits, `.`, `_` and `-`, not starting with a dot: a file name on every common file system. */
-const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
-/** Device names Windows reserves whatever the extension. */
-const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
-
 /** A key's problems: not a safe file name, or already used by an earlier item. */
 function keyProblems(key: unknown, seen: Map<string, string>): Problem[] {
-  const invalid = (message: string) => [{ code: 'invalid_key', message }];
-  if (typeof key !== 'string' || key === '') return invalid('has no key: each item needs a non-empty string key');
-  if (key.length > MAX_KEY_LENGTH) return invalid(`key is ${key.length} characters long; at most ${MAX_KEY_LENGTH}`);
-  const quoted = JSON.stringify(key);
-  if (!SAFE_KEY.test(key))
-    return invalid(`key ${quoted} is not a safe file name: use letters, digits, '.', '_' and '-', not starting with '.'`);
-  if (key.endsWith('.')) return invalid(`key ${quoted} ends with '.', which some file systems drop`);
-  if (RESERVED.test(key)) return invalid(`key ${quoted} is a reserved device name on Windows`);
-  // File systems on macOS and Windows ignore case: `Intro` and `intro` would be the same file there.
-  const other = seen.get(key.toLowerCase());
+  const invalid = keyProblem(key);
+  if (invalid !== undefined) return [{ code: 'invalid_key', message: invalid }];
+  const named = key as string;
+  const other = seen.get(sameFileKey(named));
   if (other === undefined) {
-    seen.set(key.toLowerCase(), key);
+    seen.set(sameFileKey(named), named);
     return [];
   }
-  const alike = other === key ? '' : ` (as ${JSON.stringify(other)}: keys name files, and some file systems ignore case)`;
-  return [{ code: 'duplicate_key', message: `key ${quoted} is used twice${alike}` }];
+  const alike = other === named ? '' : ` (as ${JSON.stringify(other)}: keys name files, and some file systems ignore case)`;
+  return [{ code: 'duplicate_key', message: `key ${JSON.stringify(named)} is used twice${alike}` }];
 }
 
 /**

@@ -1,0 +1,137 @@
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import {
+  type GenerateOptions,
+  type GenerateResult,
+  InvalidArgumentError,
+  QueueRateLimitError,
+  type VideoCreateParams,
+  VideoFailedError,
+  type WaitOptions,
+} from 'avatar-video';
+import type { Job, Queue } from 'bullmq';
+import { keyProblem } from '../lib/batch/key.js';
+import type { VideoJobData } from './job.js';
+
+/** What the processor uses of the client: `videos.generate`. An `AvatarVideo` is one. */
+export interface GeneratingClient {
+  videos: { generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> };
+}
+
+/** What the processor uses of a BullMQ job. */
+export type VideoJobHandle = Pick<Job<VideoJobData, VideoJobResult>, 'data' | 'updateData' | 'updateProgress'>;
+
+export interface VideoProcessorOptions extends Pick<WaitOptions, 'pollInterval' | 'maxPollInterval' | 'waitTimeout'> {
+  /** Folder the videos are saved to, as `<key>.mp4`; it must exist. An item whose file is there is skipped. */
+  outputDir: string;
+  /** The queue the jobs come from (its `rateLimit` pauses every worker after a 429). */
+  queue: Pick<Queue, 'rateLimit'>;
+  /** How long the queue pauses after a create is refused with 429 and no Retry-After, in ms. @default 5000 */
+  rateLimitDelay?: number | undefined;
+}
+
+/** A job's result, BullMQ's `returnvalue`. */
+export interface VideoJobResult {
+  key: string;
+  /** `saved` by this attempt, or `skipped`: the file was already there. */
+  status: 'saved' | 'skipped';
+  /** The video job saved; for a skipped item, the one the job stored, if any. */
+  videoId: string | undefined;
+  /** Absolute path of the MP4. */
+  path: string;
+  bytes: number;
+}
+
+/** A BullMQ processor; it takes the `signal` BullMQ passes (since 5.64), which stops the wait, not the video job. */
+export type VideoProcessor = (job: VideoJobHandle, token?: string, signal?: AbortSignal) => Promise<VideoJobResult>;
+
+/**
+ * A BullMQ processor for jobs made by `videoJob`: it makes the item's video with `client.videos.generate` and saves
+ * it to `<outputDir>/<key>.mp4` with the SDK's verified, atomic download. It skips an item whose file is there; stores
+ * the video job's id in the job (`updateData`) as soon as the create is answered, so that a later attempt, or another
+ * worker after this one died, waits on that job instead of paying for another; clears it after a job FAILED for a
+ * rate limit, so the next attempt creates again. A create refused with 429 pauses the queue (`queue.rateLimit`) and
+ * puts the job back to waiting (`QueueRateLimitError`). Jobs run outside the client's own limit on jobs at once: the
+ * queue's global concurrency is that limit. Progress (`job.updateProgress`) is the service's percent, 100 once saved.
+ * @throws InvalidArgumentError for options without `outputDir` or `queue`.
+ */
+export function createVideoProcessor(client: GeneratingClient, options: VideoProcessorOptions): VideoProcessor {
+  const { outputDir, queue, rateLimitDelay = 5_000, ...wait } = options ?? ({} as VideoProcessorOptions);
+  if (typeof outputDir !== 'string' || outputDir === '')
+    throw new InvalidArgumentError('outputDir', 'createVideoProcessor needs an outputDir');
+  if (typeof queue?.rateLimit !== 'function')
+    throw new InvalidArgumentError('queue', 'createVideoProcessor needs the queue the jobs come from');
+  const folder = resolve(outputDir);
+  // Three parameters: BullMQ passes the signal only to a processor whose `length` is 3.
+  return async (job, _token, signal) => {
+    const { key, videoId } = job.data;
+    const problem = keyProblem(key);
+    if (problem !== undefined) throw new InvalidArgumentError('key', `job data: ${problem}`);
+    const path = join(folder, `${key}.mp4`);
+    const bytes = await savedSize(path);
+    if (bytes !== undefined) return { key, status: 'skipped', videoId, path, bytes };
+    const progress = progressOf(job);
+    try {
+      const saved = await client.videos.generate(createParams(job.data), {
+        ...wait,
+        output: path,
+        videoId,
+        jobLimit: 'external',
+        signal,
+        onCreated: (video) => job.updateData({ ...job.data, videoId: video.id }),
+        onThrottled: async (retryAfterMs) => {
+          const delayMs = retryAfterMs ?? rateLimitDelay;
+          await queue.rateLimit(delayMs);
+          throw new QueueRateLimitError(delayMs);
+        },
+        onProgress: (video) => progress.report(video.progress ?? 0),
+      });
+      await progress.report(100);
+      return { key, status: 'saved', videoId: saved.video.id, path: saved.path, bytes: saved.bytes };
+    } catch (error) {
+      // That job is over and was not paid for: the next attempt must create one, not wait on it again.
+      // Should the update fail, the next attempt finds that job FAILED for a rate limit, and generate creates again.
+      if (error instanceof VideoFailedError && error.isRateLimited) await job.updateData(withoutVideoId(job.data)).catch(() => undefined);
+      throw error;
+    } finally {
+      await progress.settled();
+    }
+  };
+}
+
+/** The create parameters of an item (paths or `file:` URL strings, which the SDK opens): without the key or a stored id. */
+function createParams(data: VideoJobData): VideoCreateParams {
+  const { key: _key, videoId: _videoId, ...params } = data;
+  return params as VideoCreateParams;
+}
+
+function withoutVideoId(data: VideoJobData): VideoJobData {
+  const { videoId: _ended, ...rest } = data;
+  return rest;
+}
+
+/** Size of the file at `path`, if there is one: the download renames a file into place only once it is whole. */
+async function savedSize(path: string): Promise<number | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  return info?.isFile() ? info.size : undefined;
+}
+
+/**
+ * Progress sent to the job as whole percents, each value once and in order. A failed update is dropped: progress is
+ * for display, and a lost update must not fail a paid video.
+ */
+function progressOf(job: VideoJobHandle): { report(percent: number): Promise<void>; settled(): Promise<void> } {
+  let last = -1;
+  let chain = Promise.resolve();
+  return {
+    report(percent) {
+      const value = Math.round(percent);
+      if (value > last) {
+        last = value;
+        chain = chain.then(() => job.updateProgress(value)).catch(() => undefined);
+      }
+      return chain;
+    },
+    settled: () => chain,
+  };
+}

@@ -1,0 +1,47 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** test/helpers/bullmq-worker.ts, run by Node itself with tsx as a loader: a SIGKILL then reaches the worker, not a tsx wrapper. */
+export const WORKER_FROM_SOURCES = ['--import', 'tsx', fileURLToPath(new URL('./bullmq-worker.ts', import.meta.url))];
+
+/** A worker process of test/helpers/bullmq-worker.ts. */
+export interface WorkerHost {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  exited: Promise<unknown>;
+  stderr: string;
+}
+
+/**
+ * Start a worker host: `node <script...> <args...>`, where `script` runs test/helpers/bullmq-worker.ts (from the
+ * sources, or compiled). Each `stored <key> <id>` line it prints goes to `onStored`. Resolves once it is connected.
+ */
+export async function startWorkerHost(
+  script: string[],
+  args: string[],
+  onStored: (host: WorkerHost, key: string, id: string) => void,
+): Promise<WorkerHost> {
+  const child = spawn(process.execPath, [...script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const host: WorkerHost = { child, exited: once(child, 'exit'), stderr: '' };
+  child.stderr.on('data', (chunk: Buffer) => {
+    host.stderr += chunk;
+  });
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const [word, key, id] = line.split(' ');
+      if (word === 'ready') resolve();
+      if (word === 'stored') onStored(host, key as string, id as string);
+    });
+    void host.exited.then(() => reject(new Error(`a worker exited before it was ready:\n${host.stderr}`)));
+  });
+  return host;
+}
+
+/** Stop the hosts still running (SIGTERM: each closes its worker) and wait for every one to exit. */
+export async function stopWorkerHosts(hosts: WorkerHost[]): Promise<void> {
+  for (const { child } of hosts) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  await Promise.all(hosts.map((host) => host.exited));
+}

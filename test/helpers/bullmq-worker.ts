@@ -1,0 +1,40 @@
+/**
+ * Child of test/bullmq-workers.test.ts and bench/distributed.ts: one BullMQ worker host making videos against the
+ * parent's mock. Prints `ready` once connected, then `stored <key> <videoId>` each time a create's answer has been
+ * stored in its job, so the parent can map every video job to its item and kill a worker that holds one.
+ * Arguments: redisSocket queueName baseURL apiKey outputDir [lockDuration stalledInterval concurrency]; SIGTERM
+ * closes it.
+ */
+import { basename } from 'node:path';
+import { Queue, Worker } from 'bullmq';
+import { createVideoProcessor, type GeneratingClient, workerDefaults } from '../../src/bullmq/index.js';
+import { AvatarVideo } from '../../src/index.js';
+
+const [socket, queueName, baseURL, apiKey, outputDir, lockDuration, stalledInterval, concurrency] = process.argv.slice(2) as string[];
+const connection = { path: socket as string };
+const client = new AvatarVideo({ baseURL, apiKey, logLevel: 'off' });
+const queue = new Queue(queueName as string, { connection });
+const reporting: GeneratingClient = {
+  videos: {
+    generate: (params, options) =>
+      client.videos.generate(params, {
+        ...options,
+        onCreated: async (video) => {
+          await options.onCreated?.(video);
+          process.stdout.write(`stored ${basename(options.output, '.mp4')} ${video.id}\n`);
+        },
+      }),
+  },
+};
+const worker = new Worker(queueName as string, createVideoProcessor(reporting, { outputDir: outputDir as string, queue }), {
+  ...workerDefaults,
+  lockDuration: Number(lockDuration ?? workerDefaults.lockDuration),
+  stalledInterval: Number(stalledInterval ?? workerDefaults.stalledInterval),
+  concurrency: Number(concurrency ?? workerDefaults.concurrency),
+  connection,
+});
+await worker.waitUntilReady();
+process.stdout.write('ready\n');
+process.on('SIGTERM', () => {
+  void Promise.all([worker.close(true), queue.close(), client.close()]).then(() => process.exit(0));
+});
