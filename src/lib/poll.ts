@@ -46,6 +46,8 @@ const METHOD = 'videos.poll';
 const isCount = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0;
 const isTime = (n: unknown): n is number => Number.isFinite(n);
 const isRun = (run: unknown) => Array.isArray(run) && run.length === 3 && isTime(run[0]) && isTime(run[1]) && isCount(run[2]) && run[2] > 0;
+/** More value runs than the scheduler keeps (5) is damage; the bound keeps a forged state from making the fit slow. */
+const MAX_RUNS = 16;
 const FIELDS = ['v', 'videoId', 'startedAt', 'polls', 'runs', 'misses', 'blindPolls', 'finishAt'].sort().join();
 
 /** Whether `s`, a state of this version, holds what `writeState` writes and nothing else. */
@@ -58,7 +60,7 @@ function isWhole(s: Record<string, unknown>): boolean {
     [polls, misses, blindPolls].every(isCount) &&
     (finishAt === null || isTime(finishAt)) &&
     Array.isArray(runs) &&
-    runs.length <= 16 &&
+    runs.length <= MAX_RUNS &&
     runs.every(isRun)
   );
 }
