@@ -61,6 +61,7 @@ export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams } from '
 export { type ProbeOptions, probeMedia } from './lib/media/probe.js';
 export type { MediaFormat, MediaInfo } from './lib/media/types.js';
 export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
+export type { PollOptions, PollResult, PollState } from './lib/poll.js';
 export type { WaitOptions, WaitProgress } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
 export { type ContentURLOptions, type CreateOptions, Videos } from './resources/videos.js';

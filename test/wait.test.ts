@@ -17,6 +17,7 @@ import { hintedDelay, pollHint } from '../src/lib/poll-schedule.js';
 import { WAIT_CLOCK, type WaitClock, type WaitOptions } from '../src/lib/wait.js';
 import { type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
+import { virtualClock } from './helpers/virtual-clock.js';
 
 const FAST = { pollInterval: 10, maxPollInterval: 40 };
 const IMAGE = new URL('./fixtures/mock/landscape.jpg', import.meta.url);
@@ -52,36 +53,6 @@ async function scripted(answer: (n: number) => { body: object; headers?: Record<
 
 async function until(condition: () => boolean) {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
-/**
- * Virtual time for a wait: `sleep` moves the clock (and calls `onSleep`, e.g. to move the mock's clock
- * along) and fires the deadline when it is due. Polls take no virtual time.
- */
-function virtualClock(onSleep: (ms: number) => void = () => {}) {
-  let now = 0;
-  const sleeps: number[] = [];
-  const timers = new Set<{ at: number; fire: () => void }>();
-  const clock: WaitClock = {
-    now: () => now,
-    sleep: async (ms, signal) => {
-      sleeps.push(ms);
-      now += ms;
-      onSleep(ms);
-      for (const timer of [...timers].filter((t) => t.at <= now)) {
-        timers.delete(timer);
-        timer.fire();
-      }
-      if (signal.aborted) throw new APIUserAbortError('Request was aborted.', { cause: signal.reason });
-    },
-    after: (ms, fire) => {
-      const timer = { at: now + ms, fire };
-      timers.add(timer);
-      return () => timers.delete(timer);
-    },
-    random: () => 0,
-  };
-  return { clock, sleeps, now: () => now };
 }
 
 /** The public `waitForCompletion`, on a virtual clock passed as its hidden option. */

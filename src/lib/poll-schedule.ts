@@ -158,3 +158,35 @@ export function pollHint(headers: RawHeaders): number | undefined {
   }
   return undefined;
 }
+
+/**
+ * @internal A wait between two polls: the clock reading it started at and its history, whose times are relative
+ * to that start. Relative times keep the numbers small when the history crosses processes on a wall clock.
+ */
+export interface WaitState {
+  readonly startedAt: number;
+  readonly history: PollHistory;
+}
+
+/** @internal A wait starting at `now`, that has seen nothing yet. */
+export const startWait = (now: number): WaitState => ({ startedAt: now, history: EMPTY_HISTORY });
+
+/**
+ * @internal One look at a job still running, seen at `seenAt`, folded into `state`, and the next poll planned at
+ * `now`. A server's hint (ms) sets the delay; the plan's estimate of the end (`finishAt`, on the caller's clock)
+ * stays. The one step behind `waitForCompletion` and `videos.poll`.
+ */
+export function stepWait(
+  state: WaitState,
+  seen: PollObservation,
+  now: number,
+  hint: number | undefined,
+  options: PollScheduleOptions,
+  random: () => number = Math.random,
+): { state: WaitState; plan: PollPlan } {
+  const { startedAt } = state;
+  const history = recordPoll(state.history, { at: seen.at - startedAt, progress: seen.progress });
+  const plan = planPoll(history, now - startedAt, options, random);
+  const delay = hint === undefined ? plan.delay : hintedDelay(hint, random);
+  return { state: { startedAt, history }, plan: { delay, finishAt: plan.finishAt === undefined ? undefined : plan.finishAt + startedAt } };
+}

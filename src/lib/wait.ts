@@ -6,7 +6,7 @@ import { backoff, isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { HTTPPort } from '../internal/transport.js';
 import { type Video, videoSchema } from '../schemas.js';
-import { EMPTY_HISTORY, hintedDelay, type PollPlan, type PollScheduleOptions, planPoll, pollHint, recordPoll } from './poll-schedule.js';
+import { hintedDelay, type PollPlan, type PollScheduleOptions, pollHint, startWait, stepWait, type WaitState } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
 export interface WaitProgress {
@@ -106,7 +106,7 @@ class Wait {
   readonly deadline: number;
   /** Fires at the deadline or when the caller aborts; stops the poll, the core's retry sleep, or our sleep. */
   readonly controller = new AbortController();
-  history = EMPTY_HISTORY;
+  state: WaitState;
   /** The status and progress `onProgress` was last called for. */
   reported: string | undefined;
   last: Video | undefined;
@@ -118,11 +118,10 @@ class Wait {
     readonly options: WaitOptions,
   ) {
     this.clock = (options as { [WAIT_CLOCK]?: WaitClock })[WAIT_CLOCK] ?? realClock;
-    // The values were checked where the caller passed them (internal/arguments.ts).
-    const pollInterval = options.pollInterval ?? 2_000;
-    this.schedule = { pollInterval, maxPollInterval: Math.max(options.maxPollInterval ?? 10_000, pollInterval) };
+    this.schedule = scheduleOf(options);
     this.waitTimeout = options.waitTimeout ?? 600_000;
-    this.deadline = this.clock.now() + this.waitTimeout;
+    this.state = startWait(this.clock.now());
+    this.deadline = this.state.startedAt + this.waitTimeout;
   }
 
   async pollUntilSettled(fresh: Video | undefined, hint: number | undefined): Promise<Video> {
@@ -130,13 +129,13 @@ class Wait {
     let seenAt = clock.now();
     let failures = 0;
     for (;;) {
-      const plan = fresh && this.settleOrPlan(fresh, seenAt);
+      const plan = fresh && this.settleOrPlan(fresh, seenAt, hint);
       if (fresh && !plan) return fresh;
       // Without a video in hand, the first poll goes out at once; after a failed one (the transport's own retries
       // spent), back off from pollInterval as the retry policy does. A server's hint wins over both.
       let delay = 0;
-      if (hint !== undefined) delay = hintedDelay(hint, clock.random);
-      else if (plan) delay = plan.delay;
+      if (plan) delay = plan.delay;
+      else if (hint !== undefined) delay = hintedDelay(hint, clock.random);
       else if (failures > 0) delay = backoff(failures, schedule.pollInterval, schedule.maxPollInterval, clock.random);
       if (delay > 0)
         await clock.sleep(Math.min(delay, this.deadline - clock.now()), this.controller.signal).catch((e) => this.interrupted(e));
@@ -170,15 +169,22 @@ class Wait {
 
   /**
    * Take in a fresh video: report it, end the wait on a final status (undefined = COMPLETE; FAILED and
-   * CANCELLED throw), otherwise plan the next poll from the progress seen so far.
+   * CANCELLED throw), otherwise plan the next poll from the progress seen so far and the server's `hint`.
    */
-  settleOrPlan(video: Video, seenAt: number): PollPlan | undefined {
+  settleOrPlan(video: Video, seenAt: number, hint: number | undefined): PollPlan | undefined {
     this.last = video;
-    // PROCESSING, or a status this SDK does not know yet: keep polling.
-    const running = video.status !== 'COMPLETE' && video.status !== 'FAILED' && video.status !== 'CANCELLED';
-    if (running) this.history = recordPoll(this.history, { at: seenAt, progress: video.progress });
     const now = this.clock.now();
-    const plan = running ? planPoll(this.history, now, this.schedule, this.clock.random) : undefined;
+    let plan: PollPlan | undefined;
+    if (!isSettled(video)) {
+      ({ state: this.state, plan } = stepWait(
+        this.state,
+        { at: seenAt, progress: video.progress },
+        now,
+        hint,
+        this.schedule,
+        this.clock.random,
+      ));
+    }
     const state = `${video.status}/${video.progress ?? ''}`;
     if (state !== this.reported) {
       this.reported = state;
@@ -204,6 +210,17 @@ class Wait {
   timedOut(): WaitTimeoutError {
     return new WaitTimeoutError(this.id, this.last, this.waitTimeout, { cause: this.lastError });
   }
+}
+
+/** @internal Whether a job has ended: COMPLETE, FAILED or CANCELLED. PROCESSING, or a status this SDK does not know yet, has not. */
+export function isSettled(video: Video): boolean {
+  return video.status === 'COMPLETE' || video.status === 'FAILED' || video.status === 'CANCELLED';
+}
+
+/** @internal The schedule's options, defaults applied (the values were checked where the caller passed them). */
+export function scheduleOf(options: Pick<WaitOptions, 'pollInterval' | 'maxPollInterval'>): PollScheduleOptions {
+  const pollInterval = options.pollInterval ?? 2_000;
+  return { pollInterval, maxPollInterval: Math.max(options.maxPollInterval ?? 10_000, pollInterval) };
 }
 
 /** @internal GET one video, with the response it came in (its headers may hint when to poll next). Throws at once for a bad id. */

@@ -20,6 +20,7 @@ import {
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { checkParams, prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
+import { type PollOptions, type PollResult, type PollState, pollVideo } from '../lib/poll.js';
 import { retrieveVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { normaliseList, type Video, videoListSchema, videoSchema } from '../schemas.js';
@@ -144,6 +145,23 @@ export class Videos {
   async waitForCompletion(video: string | Video, options?: WaitOptions): Promise<Video> {
     const method = 'videos.waitForCompletion';
     return waitForVideo(this.#transport, videoIdOf(method, video), checkOptions(method, options));
+  }
+
+  /**
+   * One step of `waitForCompletion`, for a process that cannot wait minutes (a Lambda, a workflow step): retrieve the
+   * job once and say when to poll next. Pass the returned `state` (a JSON value: store it anywhere) to the next
+   * call, in any process, and the polls are timed as `waitForCompletion` times them, server hints included. No
+   * `state` starts the schedule, e.g. right after `create`. Nothing is thrown for how the job ended: `done` is true
+   * once it is COMPLETE, FAILED or CANCELLED, and `video.status` and `video.error` say which. A failed request
+   * throws as `retrieve` does (after its retries); `state` is unchanged then, so calling again with it is safe.
+   * @param video An id, or a video (its `id` is polled).
+   * @param state What the previous `poll` of this video returned, or undefined for the first poll.
+   * @throws InvalidArgumentError naming `state` when it is damaged, of another SDK version's layout or of another
+   * video; nothing is requested. Start afresh (no `state`) to go on.
+   */
+  async poll(video: string | Video, state?: PollState, options?: PollOptions): Promise<PollResult> {
+    const method = 'videos.poll';
+    return pollVideo(this.#transport, videoIdOf(method, video), state, checkOptions(method, options));
   }
 
   /**

@@ -13,6 +13,8 @@ import {
   type ImageToVideoParams,
   InvalidArgumentError,
   OutputPathError,
+  type PollResult,
+  type PollState,
   UploadInputError,
   type Video,
   type VideoCreateParams,
@@ -111,3 +113,10 @@ export function setJob(error: AvatarVideoError): void {
 }
 
 export const argumentError: AvatarVideoError = new InvalidArgumentError('limit', 'limit must be a whole number from 1 to 100');
+
+// --- a poll step: the next delay is a number exactly while the job is not done ------------------------------
+
+export const nextDelay = (step: PollResult): number => (step.done ? 0 : step.nextPollAfterMs);
+// @ts-expect-error a done step has no next poll
+export const doneDelay = (step: PollResult & { done: true }): number => step.nextPollAfterMs;
+export const restored: Promise<PollResult> = client.videos.poll(video, JSON.parse('{}') as PollState, { pollInterval: 1_000 });
