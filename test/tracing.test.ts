@@ -132,7 +132,7 @@ it('publishes a generate with one 429 and one resumed download, in full, with no
   expect(text).not.toContain(host.url);
 });
 
-it('publishes each batch item with its key, status and video id, and its download', async () => {
+it('publishes each batch item with its key, status and video id, its job (requests and download under it)', async () => {
   const mock = await startMockServer({ processingMs: 100 });
   closers.push(() => mock.close());
   const seen = record();
@@ -146,7 +146,22 @@ it('publishes each batch item with its key, status and video id, and its downloa
   const items = seen.filter((s) => s.channel === 'batch-item');
   expect(items.map((s) => s.event)).toEqual(['start', 'end', 'asyncStart', 'asyncEnd']);
   expect(items[0]?.payload).toEqual({ key: 'intro', status: 'complete', videoId, result: undefined });
+  const jobs = seen.filter((s) => s.channel === 'job');
+  expect(jobs.map((s) => s.event)).toEqual(['start', 'end', 'asyncStart', 'asyncEnd']);
+  const job = jobs[0]?.payload;
+  expect(job).toEqual({
+    operation: 'batch-item',
+    videoId,
+    outcome: 'COMPLETE',
+    polls: expect.any(Number),
+    jobLimit: expect.any(Number),
+    result: undefined,
+  });
+  expect(job?.polls).toBeGreaterThan(0);
+  const requests = seen.filter((s) => s.channel === 'request' && s.event === 'start').map((s) => s.payload);
+  expect(requests.length).toBeGreaterThan(1);
+  expect(requests.every((r) => r.job === job)).toBe(true);
   const download = seen.find((s) => s.channel === 'download')?.payload;
-  expect(download).toEqual({ videoId, bytes: expect.any(Number), resumes: 0, restarts: 0, job: undefined, result: undefined });
+  expect(download).toEqual({ videoId, bytes: expect.any(Number), resumes: 0, restarts: 0, job, result: undefined });
   expect(inspect(seen, { depth: 8 })).not.toContain('sig=');
 });

@@ -15,13 +15,16 @@ export interface RequestTrace {
   status?: number | undefined;
   /** The server's `x-request-id`, once answered. */
   requestId?: string | undefined;
-  /** The job this request belongs to (`createAndWait`, `generate`), when one is traced. */
+  /** The job this request belongs to (`createAndWait`, `generate`, a batch item), when one is traced. */
   job?: JobTrace | undefined;
 }
 
-/** `avatar-video:job`: one `createAndWait` or `generate`, from the create (or the job taken up) to its end (and save). */
+/**
+ * `avatar-video:job`: one `createAndWait`, `generate` or single-job batch item, from the create (or the job taken up)
+ * to its end (and save).
+ */
 export interface JobTrace {
-  operation: 'createAndWait' | 'generate';
+  operation: 'createAndWait' | 'generate' | 'batch-item';
   /** The job's id, once created (the last one, when a job had to be made again). */
   videoId?: string | undefined;
   /** The job's final status: COMPLETE, FAILED or CANCELLED; undefined when the call stopped otherwise. */

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VideoCancelledError, VideoFailedError } from '../../errors.js';
-import { traceBatchItem } from '../../internal/tracing.js';
+import { type JobTrace, traceBatchItem, traceJob } from '../../internal/tracing.js';
 import type { Video } from '../../schemas.js';
 import { type JobPlan, makeJob } from '../make-job.js';
 import type { CheckedItem } from './check.js';
@@ -25,13 +25,26 @@ async function runTraced(item: CheckedItem, entry: LedgerRecord | undefined, ctx
     const made = entry.segmentIds ? { segmentVideoIds: entry.segmentIds } : { videoId: entry.jobId };
     return { key: item.key, status: 'skipped', ...made, path };
   }
-  return item.long ? runLongItem(item, path, ctx) : runJob(item, entry, path, ctx);
+  if (item.long) return runLongItem(item, path, ctx);
+  const trace = (): JobTrace => ({ operation: 'batch-item', videoId: resumable(entry), polls: 0, jobLimit: ctx.jobs.limiter.limit });
+  return traceJob(trace, (job) => runJob(item, entry, path, ctx, job));
+}
+
+/** The job the ledger names for an item, to take up rather than create. */
+function resumable(entry: LedgerRecord | undefined): string | undefined {
+  return entry?.state === 'created' || entry?.state === 'saved' ? entry.jobId : undefined;
 }
 
 /** Make the item with one job: the one the ledger names, else a new one, made again after the failures retry.ts says. */
-async function runJob(item: CheckedItem, entry: LedgerRecord | undefined, path: string, ctx: ItemContext): Promise<BatchItemResult> {
+async function runJob(
+  item: CheckedItem,
+  entry: LedgerRecord | undefined,
+  path: string,
+  ctx: ItemContext,
+  job: JobTrace | undefined,
+): Promise<BatchItemResult> {
   const { key, hash } = item;
-  let jobId = entry?.state === 'created' || entry?.state === 'saved' ? entry.jobId : undefined;
+  let jobId = resumable(entry);
   let attempts = 0;
   let video: Video;
   try {
@@ -39,6 +52,7 @@ async function runJob(item: CheckedItem, entry: LedgerRecord | undefined, path: 
       resume: jobId,
       create: async () => {
         jobId = await createJob(item, ctx);
+        if (job) job.videoId = jobId;
         return jobId;
       },
       wait: (id) => ctx.jobs.videos.waitForCompletion(id, { ...ctx.waitOptions, signal: ctx.signal }),
@@ -50,9 +64,11 @@ async function runJob(item: CheckedItem, entry: LedgerRecord | undefined, path: 
       },
     };
     video = await makeJob(plan, { places: ctx.places, maxAttempts: ctx.maxAttempts, signal: ctx.signal, aborted: BATCH_ABORTED });
+    if (job) job.outcome = video.status;
   } catch (error) {
     if (ctx.signal?.aborted) throw abortError(error, ctx.signal);
     const ended = error instanceof VideoFailedError || error instanceof VideoCancelledError;
+    if (job && ended) job.outcome = error.video.status;
     return failed(key, ended ? error.video.id : jobId, error, attempts);
   }
   try {
