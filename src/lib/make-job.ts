@@ -76,8 +76,10 @@ export async function makeJob(plan: JobPlan, run: JobRun): Promise<Video> {
   let refused = 0;
   for (;;) {
     if (run.signal?.aborted) throw new APIUserAbortError(run.aborted, { cause: run.signal.reason });
+    let started: number | undefined;
     try {
       const job = async () => {
+        started = performance.now();
         jobId ??= await plan.create();
         return plan.wait(jobId);
       };
@@ -88,7 +90,9 @@ export async function makeJob(plan: JobPlan, run: JobRun): Promise<Video> {
       const ended = failure.kind === 'refused' ? undefined : (error as VideoFailedError | VideoCancelledError);
       const tries = ended ? await plan.ended(jobId as string, ended) : ++refused;
       jobId = undefined;
-      const delay = recreateDelay(failure, tries, run.maxAttempts, run.places.jobMs);
+      // Outside the client's limiter (a queue limits) nothing has learnt how long jobs take: this one's run says.
+      const jobMs = run.places.jobMs ?? (ended && started !== undefined ? performance.now() - started : undefined);
+      const delay = recreateDelay(failure, tries, run.maxAttempts, jobMs);
       if (delay === undefined) throw error;
       await sleep(delay, run.signal, run.aborted);
     }
