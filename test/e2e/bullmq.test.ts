@@ -4,21 +4,20 @@
  * sharing the main entry's error classes, so `instanceof` holds across the two.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { builtPackage } from '../helpers/built.js';
+import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 
 const run = promisify(execFile);
-const { consumer, dir: pkg } = await builtPackage();
+const { dir: pkg } = await builtPackage();
 let work: string;
 const closers = useCleanup();
 
 beforeAll(async () => {
-  work = await mkdtemp(join(consumer, 'bullmq-'));
-  closers.push(() => rm(work, { recursive: true, force: true }));
+  work = await consumerFolder('bullmq-', closers);
 });
 
 /** Run `source` as `name` in the consumer folder and parse the JSON it prints. */

@@ -4,24 +4,23 @@
  * The build is this run's (test/setup/build.ts: tsup, then the CommonJS step of `npm run build`).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { builtPackage } from '../helpers/built.js';
+import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { consumer, dir: pkg } = await builtPackage();
+const { dir: pkg } = await builtPackage();
 let work: string;
 const closers = useCleanup();
 
 beforeAll(async () => {
   // A folder of this file's own inside the consumer, which finds the package in the consumer's node_modules.
-  work = await mkdtemp(join(consumer, 'commonjs-'));
-  closers.push(() => rm(work, { recursive: true, force: true }));
+  work = await consumerFolder('commonjs-', closers);
 });
 
 /** Run a CommonJS script in the consumer folder and parse the JSON it prints. */

@@ -6,17 +6,17 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { builtPackage } from '../helpers/built.js';
+import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { consumer, dir: pkg } = await builtPackage();
+const { dir: pkg } = await builtPackage();
 const closers = useCleanup();
 
 /** tsc with skipLibCheck: false checks every declaration file it reads (@types/node, undici's, the DOM library's): slower than the suite's default timeout allows. */
@@ -71,8 +71,7 @@ const { createVideoProcessor } = bullmq;`);
 
 /** A project folder in the consumer: its files, a tsconfig, and a node_modules/@types holding only @types/node. */
 async function project(files: Record<string, string>, compilerOptions: Record<string, unknown>): Promise<string> {
-  const work = await mkdtemp(join(consumer, 'project-'));
-  closers.push(() => rm(work, { recursive: true, force: true }));
+  const work = await consumerFolder('project-', closers);
   await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(work, name), text)));
   // The folder sits inside this repository, whose node_modules/@types TypeScript would also take in; a user's
   // project has @types/node of its own (for what the install adds, see the last test).

@@ -5,21 +5,20 @@
  * the consumer folder of this run's build (test/setup/build.ts).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { builtPackage } from '../helpers/built.js';
+import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 
 const run = promisify(execFile);
-const { consumer, dir: pkg } = await builtPackage();
+const { dir: pkg } = await builtPackage();
 let work: string;
 const closers = useCleanup();
 
 beforeAll(async () => {
-  work = await mkdtemp(join(consumer, 'dual-format-'));
-  closers.push(() => rm(work, { recursive: true, force: true }));
+  work = await consumerFolder('dual-format-', closers);
 });
 
 // Runs in the child: makes one error of every exported class with each build, then asks every class of the other

@@ -4,18 +4,18 @@
  * lowest and the latest msw of the peer range. And in one process that loads both formats, mediabunny once.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { builtPackage } from '../helpers/built.js';
+import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const media = join(root, 'examples/media');
-const { consumer, dir: pkg } = await builtPackage();
+const { dir: pkg } = await builtPackage();
 const closers = useCleanup();
 /**
  * msw 2.11+ (its ESM-only dependencies) loads under Jest's CommonJS mode only where Jest can require ESM: Node 24.9+
@@ -92,8 +92,7 @@ const MSW_ALONE = `test('msw loads', () => {
  * package's real path, which must be inside this project to find this project's msw.
  */
 async function jestProject(msw: 'msw' | 'msw-lowest'): Promise<string> {
-  const project = await mkdtemp(join(consumer, `jest-${msw}-`));
-  closers.push(() => rm(project, { recursive: true, force: true }));
+  const project = await consumerFolder(`jest-${msw}-`, closers);
   await mkdir(join(project, 'node_modules'));
   await cp(pkg, join(project, 'node_modules', 'avatar-video'), { recursive: true });
   await symlink(join(root, 'node_modules', msw), join(project, 'node_modules', 'msw'), 'junction');
@@ -198,8 +197,7 @@ describe('vitest', () => {
 
 describe('mediabunny', () => {
   it('is loaded once, the package’s own copy, in a process that loads index.cjs, testing/index.cjs and index.js, all using it', async () => {
-    const work = await mkdtemp(join(consumer, 'mediabunny-'));
-    closers.push(() => rm(work, { recursive: true, force: true }));
+    const work = await consumerFolder('mediabunny-', closers);
     await writeFile(
       join(work, 'both.mjs'),
       `import { createRequire } from 'node:module';

@@ -5,18 +5,18 @@
  * `import` (a module hook) and by `require` (require.cache).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { builtPackage } from '../helpers/built.js';
+import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { consumer } = await builtPackage();
+await builtPackage();
 let work: string;
 const closers = useCleanup();
 
@@ -72,8 +72,7 @@ const STEPS = `
 
 beforeAll(async () => {
   // Inside the consumer, which finds the package in its node_modules.
-  work = await mkdtemp(join(consumer, 'lean-'));
-  closers.push(() => rm(work, { recursive: true, force: true }));
+  work = await consumerFolder('lean-', closers);
   await writeFile(join(work, 'track.mjs'), TRACK);
   await writeFile(join(work, 'hooks.mjs'), HOOKS);
   await writeFile(join(work, 'probe.mjs'), `const sdk = await import('avatar-video');\n${STEPS}`);

@@ -5,18 +5,18 @@
  * test/e2e/consumer.test.ts compiles a user's project under strict settings.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { builtPackage } from '../helpers/built.js';
+import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { declarationFindings, declaredValues, privateReferences } from '../helpers/declarations.js';
 import { useCleanup } from '../helpers/fixture.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { consumer, dir: pkg } = await builtPackage();
+const { dir: pkg } = await builtPackage();
 const closers = useCleanup();
 
 /** Each published declaration file, with the specifier and format that load the code it describes, and one value it must declare. */
@@ -43,8 +43,7 @@ console.log(JSON.stringify({ missing, undeclared }));
 describe('public types', () => {
   it('test/types compiles: every @ts-expect-error line is an error, every other line is not', async () => {
     const sources = join(root, 'test/types');
-    const work = await mkdtemp(join(consumer, 'types-'));
-    closers.push(() => rm(work, { recursive: true, force: true }));
+    const work = await consumerFolder('types-', closers);
     const files = (await readdir(sources)).filter((name) => name.endsWith('.ts'));
     await Promise.all(files.map((name) => copyFile(join(sources, name), join(work, name))));
     // ES modules, as in this repository; the project's compiler options, without its path to the sources.
@@ -68,8 +67,7 @@ describe.each(ENTRIES)('$types', ({ types, specifier, format, value }) => {
 
   it(`declares exactly the values that ${format === 'esm' ? 'import' : 'require'}('${specifier}') gives`, async () => {
     const declared = declaredValues(file);
-    const work = await mkdtemp(join(consumer, 'exports-'));
-    closers.push(() => rm(work, { recursive: true, force: true }));
+    const work = await consumerFolder('exports-', closers);
     await writeFile(join(work, 'compare.mjs'), COMPARE);
     const { stdout } = await run(process.execPath, ['compare.mjs', specifier, format, JSON.stringify(declared)], { cwd: work });
     expect(declared).toContain(value);

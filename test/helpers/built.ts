@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
@@ -24,6 +24,16 @@ export async function builtPackage() {
     /** The `avatar-video` command, found through package.json's `bin` as npm finds it. */
     bin: join(dir, manifest.bin['avatar-video'] ?? 'missing bin entry'),
   };
+}
+
+/**
+ * A fresh folder of the caller's own inside the consumer folder (so it finds the package in the consumer's
+ * node_modules), removed by `closers` at the end of the test or file that made it.
+ */
+export async function consumerFolder(prefix: string, closers: { push(close: () => Promise<void>): void }): Promise<string> {
+  const folder = await mkdtemp(join(inject('consumerDir'), prefix));
+  closers.push(() => rm(folder, { recursive: true, force: true }));
+  return folder;
 }
 
 /** The JSON in `path`, once it exists. */
