@@ -18,6 +18,7 @@ import type { WaitOptions } from '../wait.js';
 import { joinVideos } from './join-videos.js';
 import type { ManifestWriter, SegmentRecord } from './manifest.js';
 import { withPinnedInputs } from './pin-inputs.js';
+import { throwIfAborted } from './segment-file.js';
 import { prepareWorkFolder, type WorkFolder } from './work-folder.js';
 
 /**
@@ -219,7 +220,11 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
   const plan: JobPlan = {
     resume: segment.jobId ?? undefined,
     create: async () => {
-      const created = await run.videos.create(run.segmentParams(join(run.workDir, segment.audio)), run.requestOptions);
+      // The signal stops a create before it is sent, never one in flight: the service may already have made (and
+      // billed) the job, and only its answer can put the id in the manifest for a rerun to take up.
+      const { signal, ...sendAll } = run.requestOptions;
+      throwIfAborted(signal, 'Generation');
+      const created = await run.videos.create(run.segmentParams(join(run.workDir, segment.audio)), sendAll);
       Object.assign(segment, { jobId: created.id, status: 'created' });
       await run.writer.save(); // before anything else can fail: a rerun waits on it
       return created.id;
