@@ -12,6 +12,7 @@ import { ConcurrencyLimiter } from '../src/internal/concurrency-limiter.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../src/testing/index.js';
 import { mockFixture, speechLikeWav, wav } from './helpers/media.js';
 import { summarizeMp4 } from './helpers/mp4.js';
+import { json, rawServer, video } from './helpers/raw-server.js';
 
 const fast = { pollInterval: 40, maxPollInterval: 80 };
 const IMAGE = mockFixture('portrait.png');
@@ -333,5 +334,37 @@ it('generateBatch, generateLong and createAndWait on one client take their place
     expect(limiters.size).toBe(2);
   } finally {
     spy.mockRestore();
+  }
+});
+
+it('an abort while a create is in flight lets its answer reach the ledger (the service may have made and billed the job)', async () => {
+  const controller = new AbortController();
+  const api = await rawServer(async (req, res) => {
+    for await (const _ of req) {
+      /* the whole upload */
+    }
+    if (req.method !== 'POST') return json(res, 200, video('vid_inflight', { status: 'PROCESSING' }));
+    controller.abort(); // the service has the request and makes the job; the caller gives up meanwhile
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    json(res, 200, video('vid_inflight', { status: 'PROCESSING' }));
+  });
+  const raw = new AvatarVideo({ apiKey: 'k', baseURL: api.url, logLevel: 'off', maxRetries: 0 });
+  try {
+    const out = join(dir, 'inflight');
+    await expect(raw.videos.generateBatch(items(1), { outputDir: out, signal: controller.signal, ...fast })).rejects.toBeInstanceOf(
+      APIUserAbortError,
+    );
+    const lines = (await readFile(join(out, '.avatar-video-batch.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.state, l.jobId])).toEqual([
+      ['creating', undefined],
+      ['created', 'vid_inflight'],
+    ]);
+    expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  } finally {
+    await raw.close();
+    await api.close();
   }
 });
