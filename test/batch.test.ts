@@ -35,6 +35,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await client?.close();
   await mock?.close();
+  // Forgotten, so that a test with its own server (no start()) does not close the previous test's twice.
+  [client, mock] = [undefined as never, undefined as never];
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -348,10 +350,10 @@ it('an abort while a create is in flight lets its answer reach the ledger (the s
     await new Promise((resolve) => setTimeout(resolve, 50));
     json(res, 200, video('vid_inflight', { status: 'PROCESSING' }));
   });
-  const raw = new AvatarVideo({ apiKey: 'k', baseURL: api.url, logLevel: 'off', maxRetries: 0 });
+  client = new AvatarVideo({ apiKey: 'k', baseURL: api.url, logLevel: 'off', maxRetries: 0 });
   try {
     const out = join(dir, 'inflight');
-    await expect(raw.videos.generateBatch(items(1), { outputDir: out, signal: controller.signal, ...fast })).rejects.toBeInstanceOf(
+    await expect(client.videos.generateBatch(items(1), { outputDir: out, signal: controller.signal, ...fast })).rejects.toBeInstanceOf(
       APIUserAbortError,
     );
     const lines = (await readFile(join(out, '.avatar-video-batch.jsonl'), 'utf8'))
@@ -364,7 +366,6 @@ it('an abort while a create is in flight lets its answer reach the ledger (the s
     ]);
     expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   } finally {
-    await raw.close();
     await api.close();
   }
 });
