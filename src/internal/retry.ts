@@ -131,22 +131,31 @@ export function shouldRecreate(failure: JobFailure): boolean {
   return failure.rateLimited || (failure.code !== undefined && SERVICE_FAULT.test(failure.code));
 }
 
+/** What `recreateDelay` weighs besides the failure. */
+export interface RecreateContext {
+  /** Failures of this kind so far: refused creates, or jobs that ended. */
+  tries: number;
+  /** Jobs made for one video before it is given up. */
+  maxJobs: number;
+  /** The smoothed job duration, in ms, when known. */
+  jobMs?: number | undefined;
+  /** The job's place is a limit outside the SDK (a queue's global concurrency), held through the re-create. */
+  outsideLimit?: boolean | undefined;
+  random?: (() => number) | undefined;
+}
+
 /**
- * Milliseconds to wait before making the job again, or undefined to give up, after `tries` failures of this kind
- * (refused creates, or jobs that ended, of `maxJobs`). After a job ran, the backoff counts in quarters of `jobMs`
- * (the smoothed job duration), to suit 300 ms mock jobs and two-minute real ones. A 429 has no delay here: the
- * client's limiter holds the next create through its Retry-After.
+ * Milliseconds to wait before making the job again, or undefined to give up. After a job ran, the backoff counts
+ * in quarters of `jobMs`, to suit 300 ms mock jobs and two-minute real ones. No delay after a 429: the client's
+ * limiter holds the next create through its Retry-After. None either after a job FAILED for a rate limit when a
+ * limit outside the SDK holds its place: that limit paces the account's jobs, and a pause would only leave its
+ * place idle while the queue's other jobs wait.
  */
-export function recreateDelay(
-  failure: JobFailure,
-  tries: number,
-  maxJobs: number,
-  jobMs?: number,
-  random?: () => number,
-): number | undefined {
+export function recreateDelay(failure: JobFailure, { tries, maxJobs, jobMs, outsideLimit, random }: RecreateContext): number | undefined {
   if (!shouldRecreate(failure)) return undefined;
   if (failure.kind === 'refused' ? tries > MAX_REFUSED_CREATES : tries >= maxJobs) return undefined;
   if (failure.kind === 'refused' && failure.throttled) return 0;
+  if (failure.kind === 'failed' && failure.rateLimited && outsideLimit) return 0;
   const delay = backoff(tries, INITIAL_DELAY, MAX_COMPUTED_DELAY, random);
   return failure.kind === 'refused' || jobMs === undefined ? delay : Math.round((delay * jobMs) / 4 / INITIAL_DELAY);
 }

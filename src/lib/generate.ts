@@ -9,7 +9,7 @@ import type { HTTPPort } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
 import { type JobStage, namingJob, nextCall } from './job-error.js';
-import { type JobPlaces, type JobPlan, makeJob } from './make-job.js';
+import { type JobPlaces, type JobPlan, makeJob, OUTSIDE_LIMIT } from './make-job.js';
 import type { VideoCreateParams } from './media/prepare.js';
 import { pollHint } from './poll-schedule.js';
 import { type WaitOptions, waitForVideo } from './wait.js';
@@ -52,7 +52,9 @@ export interface GenerateOptions extends CreateAndWaitOptions {
   onThrottled?: ((retryAfterMs: number | undefined) => void | Promise<void>) | undefined;
   /**
    * `'external'` runs the job outside the client's limit on jobs running at once (a queue already limits them): it
-   * waits for no place, takes none, and the client's limit does not learn from its create.
+   * waits for no place, takes none, and the client's limit does not learn from its create. A job FAILED for a rate
+   * limit is then created again at once: the outside limit paces the account's jobs, and a pause would leave its
+   * place idle.
    * @default 'client'
    */
   jobLimit?: 'client' | 'external' | undefined;
@@ -82,9 +84,6 @@ export interface JobPort {
 
 /** What `makeVideo` takes of generate's own options. */
 type JobOptions = Pick<GenerateOptions, 'videoId' | 'onCreated' | 'onThrottled' | 'jobLimit'>;
-
-/** A job outside the client's limit (`jobLimit: 'external'`): it takes no place, and its durations are not learnt. */
-const OUTSIDE: JobPlaces = { run: (job) => job(), jobMs: undefined };
 
 /**
  * @internal The engine of `videos.createAndWait`: a create, then a wait, under a permit of the client's job limiter
@@ -131,7 +130,7 @@ async function makeVideo(
 ): Promise<Video> {
   const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, videoId, onCreated, onThrottled, jobLimit, ...wait } = options;
   const places = jobPlacesFor(jobs, jobLimit);
-  const request = { timeout, maxRetries, maxRetryDelay, headers, validate, signal, onThrottled, jobFeedback: places !== OUTSIDE };
+  const request = { timeout, maxRetries, maxRetryDelay, headers, validate, signal, onThrottled, jobFeedback: places !== OUTSIDE_LIMIT };
   // The create's answer counts as the first poll, its hint included.
   let first: { video: Video; hint: number | undefined } | undefined;
   let ended = 0;
@@ -173,7 +172,7 @@ async function makeVideo(
 /** The places a job takes: the client's limiter, or none (`jobLimit: 'external'`). */
 function jobPlacesFor(jobs: JobPort, jobLimit: GenerateOptions['jobLimit']): JobPlaces {
   // Checked at the public boundary (internal/arguments.ts): 'client', 'external' or undefined.
-  return jobLimit === 'external' ? OUTSIDE : jobs.limiter;
+  return jobLimit === 'external' ? OUTSIDE_LIMIT : jobs.limiter;
 }
 
 /**

@@ -5,8 +5,14 @@ import { isRetryable, type JobFailure, recreateDelay } from '../internal/retry.j
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
 
-/** Where a job runs under the client's limit: the limiter itself, or a call's view of it (see {@link jobPlaces}). */
-export type JobPlaces = Pick<ConcurrencyLimiter, 'run' | 'jobMs'>;
+/**
+ * Where a job runs under the client's limit: the limiter itself, or a call's view of it (see {@link jobPlaces});
+ * or {@link OUTSIDE_LIMIT}.
+ */
+export type JobPlaces = Pick<ConcurrencyLimiter, 'run' | 'jobMs'> & { readonly outside?: true };
+
+/** A job outside the client's limit (`jobLimit: 'external'`, a queue limits): it takes no place, and its durations are not learnt. */
+export const OUTSIDE_LIMIT: JobPlaces = { run: (job) => job(), jobMs: undefined, outside: true };
 
 /** What a job's end teaches the concurrency policy: a rate-limited failure throttles, any other end shows there was room. */
 export function limiterOutcome(error: unknown): JobOutcome {
@@ -68,7 +74,8 @@ export interface JobRun {
 /**
  * Make one video's job until it is COMPLETE: take up the job `plan.resume` names, else create one, and wait for it,
  * holding a place of the client's limit from create to end. Make it again after the failures and within the budgets
- * that retry.ts sets (`recreateDelay`), waiting its delay without a place. Throws the last failure once they are spent.
+ * that retry.ts sets (`recreateDelay`), waiting its delay without a place of the client's limit (outside it, a
+ * queue's place is held, so a rate-limited job is made again at once). Throws the last failure once they are spent.
  */
 export async function makeJob(plan: JobPlan, run: JobRun): Promise<Video> {
   const waitSignal = run.stop && run.signal ? AbortSignal.any([run.signal, run.stop]) : (run.stop ?? run.signal);
@@ -92,9 +99,9 @@ export async function makeJob(plan: JobPlan, run: JobRun): Promise<Video> {
       jobId = undefined;
       // Outside the client's limiter (a queue limits) nothing has learnt how long jobs take: this one's run says.
       const jobMs = run.places.jobMs ?? (ended && started !== undefined ? performance.now() - started : undefined);
-      const delay = recreateDelay(failure, tries, run.maxAttempts, jobMs);
+      const delay = recreateDelay(failure, { tries, maxJobs: run.maxAttempts, jobMs, outsideLimit: run.places.outside });
       if (delay === undefined) throw error;
-      await sleep(delay, run.signal, run.aborted);
+      if (delay > 0) await sleep(delay, run.signal, run.aborted);
     }
   }
 }

@@ -18,37 +18,50 @@ describe('re-creating a job', () => {
   it('reports instead a job that would fail again on the same inputs, one of unknown cause, and a cancelled one', () => {
     for (const code of ['face_not_found', 'invalid_audio', 'content_policy', undefined]) expect(shouldRecreate(failed(code))).toBe(false);
     expect(shouldRecreate({ kind: 'cancelled' })).toBe(false);
-    expect(recreateDelay(failed('face_not_found'), 1, 10)).toBeUndefined();
+    expect(recreateDelay(failed('face_not_found'), { tries: 1, maxJobs: 10 })).toBeUndefined();
   });
 
   it('waits retryDelay’s delay, jitter included; after a job ran, counted in quarters of a job’s duration', () => {
     for (const tries of [1, 2, 3, 6]) {
       for (const random of [() => 0, () => 1]) {
         const seconds = retryDelay(tries, undefined, { maxRetryDelay: 1e9, random }) as number;
-        expect(recreateDelay(refused(false), tries, 10, undefined, random)).toBe(seconds);
-        expect(recreateDelay(failed('internal_error'), tries, 10, undefined, random)).toBe(seconds);
+        expect(recreateDelay(refused(false), { tries, maxJobs: 10, random })).toBe(seconds);
+        expect(recreateDelay(failed('internal_error'), { tries, maxJobs: 10, random })).toBe(seconds);
         // 2 s jobs: the first delay is half a second, as retryDelay's; 300 ms jobs: 75 ms.
-        expect(recreateDelay(failed('internal_error'), tries, 10, 2_000, random)).toBe(seconds);
-        expect(recreateDelay(failed('internal_error'), tries, 10, 300, random)).toBe(Math.round((seconds * 300) / 2_000));
+        expect(recreateDelay(failed('internal_error'), { tries, maxJobs: 10, jobMs: 2_000, random })).toBe(seconds);
+        expect(recreateDelay(failed('internal_error'), { tries, maxJobs: 10, jobMs: 300, random })).toBe(
+          Math.round((seconds * 300) / 2_000),
+        );
       }
     }
-    expect(recreateDelay(failed('x', true), 1, 10, 300, () => 0)).toBe(75);
-    expect(recreateDelay(failed('x', true), 2, 10, 120_000, () => 0)).toBe(60_000);
-    expect(recreateDelay(failed('x', true), 2, 10, 120_000, () => 1)).toBe(45_000);
+    expect(recreateDelay(failed('x', true), { tries: 1, maxJobs: 10, jobMs: 300, random: () => 0 })).toBe(75);
+    expect(recreateDelay(failed('x', true), { tries: 2, maxJobs: 10, jobMs: 120_000, random: () => 0 })).toBe(60_000);
+    expect(recreateDelay(failed('x', true), { tries: 2, maxJobs: 10, jobMs: 120_000, random: () => 1 })).toBe(45_000);
   });
 
   it('leaves a refused create’s pacing to the client’s limiter, which heard of the 429', () => {
-    expect(recreateDelay(refused(true), 3, 10)).toBe(0);
+    expect(recreateDelay(refused(true), { tries: 3, maxJobs: 10 })).toBe(0);
+  });
+
+  it('makes a job FAILED for a rate limit again at once when a limit outside the SDK holds its place', () => {
+    for (const random of [() => 0, () => 1]) {
+      expect(recreateDelay(failed('rate_limit_exceeded', true), { tries: 1, maxJobs: 3, outsideLimit: true, random })).toBe(0);
+      // A fault of the service is still waited out: the outside limit says nothing of when it heals.
+      expect(recreateDelay(failed('internal_error'), { tries: 1, maxJobs: 3, outsideLimit: true, random })).toBeGreaterThan(0);
+      expect(recreateDelay(failed('rate_limit_exceeded', true), { tries: 1, maxJobs: 3, random })).toBeGreaterThan(0);
+    }
+    // The budget of jobs holds all the same.
+    expect(recreateDelay(failed('rate_limit_exceeded', true), { tries: 3, maxJobs: 3, outsideLimit: true })).toBeUndefined();
   });
 
   it('stops after maxJobs jobs, and after MAX_REFUSED_CREATES refused creates made again', () => {
     expect(DEFAULT_JOB_ATTEMPTS).toBe(3);
-    expect(recreateDelay(failed('x', true), DEFAULT_JOB_ATTEMPTS - 1, DEFAULT_JOB_ATTEMPTS)).toBeDefined();
-    expect(recreateDelay(failed('x', true), DEFAULT_JOB_ATTEMPTS, DEFAULT_JOB_ATTEMPTS)).toBeUndefined();
+    expect(recreateDelay(failed('x', true), { tries: DEFAULT_JOB_ATTEMPTS - 1, maxJobs: DEFAULT_JOB_ATTEMPTS })).toBeDefined();
+    expect(recreateDelay(failed('x', true), { tries: DEFAULT_JOB_ATTEMPTS, maxJobs: DEFAULT_JOB_ATTEMPTS })).toBeUndefined();
     // Refusals started no job: they do not spend maxJobs.
     for (const throttled of [true, false]) {
-      expect(recreateDelay(refused(throttled), MAX_REFUSED_CREATES, 1)).toBeDefined();
-      expect(recreateDelay(refused(throttled), MAX_REFUSED_CREATES + 1, 1)).toBeUndefined();
+      expect(recreateDelay(refused(throttled), { tries: MAX_REFUSED_CREATES, maxJobs: 1 })).toBeDefined();
+      expect(recreateDelay(refused(throttled), { tries: MAX_REFUSED_CREATES + 1, maxJobs: 1 })).toBeUndefined();
     }
   });
 });
