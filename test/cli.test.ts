@@ -16,7 +16,7 @@ import { type MockServer, startMockServer } from '../src/testing/index.js';
 import { type CliOptions, runCli } from './helpers/cli.js';
 import { useCleanup } from './helpers/fixture.js';
 import { wav } from './helpers/media.js';
-import { rawServer } from './helpers/raw-server.js';
+import { json, rawServer, video as rawVideo } from './helpers/raw-server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const media = (name: string) => join(root, 'examples/media', name);
@@ -351,20 +351,34 @@ describe('a job that exists is never stranded', () => {
     expect(result.stderr).not.toMatch(/\d ms/);
   });
 
-  it('Ctrl-C after the upload went out but before the answer says the job may exist and where to look', async () => {
-    // A service that takes the whole upload and never answers.
-    const server = await rawServer((req) => {
-      req.resume();
+  it('Ctrl-C after the upload went out waits for the answer, then names the job it made and the command to go on', async () => {
+    // A service that takes the whole upload and answers only once Ctrl-C has been pressed.
+    let pressed!: () => void;
+    const ctrlC = new Promise<void>((resolve) => {
+      pressed = resolve;
     });
+    const server = await rawServer(async (req, res) => {
+      for await (const _ of req) {
+        /* the whole upload */
+      }
+      if (req.method === 'POST') await ctrlC;
+      json(res, 200, rawVideo('vid_answered'));
+    });
+    const output = join(work, 'answered-late.mp4');
     try {
-      const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'unanswered.mp4')], {
+      const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output], {
         env: { AVATAR_VIDEO_BASE_URL: server.url },
-        interruptWhen: 'upload: 100%',
+        interruptWhen: (stderr) => {
+          if (!stderr.includes('upload: 100%')) return false;
+          setImmediate(pressed); // the answer leaves after the abort
+          return true;
+        },
       });
       expect(result.code).toBe(130);
-      expect(result.stderr).toMatch(/the service may have created the job anyway/);
-      expect(result.json().error).toMatchObject({ mayHaveCreatedJob: true, resume: 'avatar-video list' });
-      expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/videos']); // never sent twice
+      expect(result.json().error).toMatchObject({ videoId: 'vid_answered' });
+      expect(result.stderr).toContain('video vid_answered keeps running on the service');
+      expect(result.stderr).toContain(`avatar-video wait vid_answered && avatar-video download vid_answered -o ${output}`);
+      expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1); // never sent twice
     } finally {
       await server.close();
     }

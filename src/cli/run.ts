@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { VERSION } from '../index.js';
+import { APIUserAbortError, VERSION } from '../index.js';
 import { registerBatch } from './commands/batch.js';
 import { registerJobCommands } from './commands/jobs.js';
 import { registerCreate, registerGenerate, registerValidate } from './commands/make.js';
@@ -20,19 +20,16 @@ export interface RunIO {
 
 /** Run the CLI on `argv` (as `process.argv`) and return the exit code; never throws. */
 export async function run(argv: string[], io: RunIO = {}): Promise<ExitCode> {
-  const interrupt = io.signal ? { signal: io.signal, dispose: () => {} } : onInterrupt();
-  const session = new Session(interrupt.signal, io.stdout ?? process.stdout, io.stderr ?? process.stderr);
+  // The session exists before any Ctrl-C can reach the handler: it is made on the next line.
+  const interrupt: Interrupt = io.signal ? { signal: io.signal, dispose: () => {} } : onInterrupt((): Session => session, argv);
+  const session: Session = new Session(interrupt.signal, io.stdout ?? process.stdout, io.stderr ?? process.stderr);
   try {
     await buildProgram(session).parseAsync(argv);
     return session.exitCode;
   } catch (error) {
     // Commander has already printed its message (or the help / version asked for).
     if (error instanceof CommanderError) return commanderExit(error, argv, session);
-    const described = cliFailure(error, interrupt.signal.aborted, session);
-    const failure =
-      session.rerun !== undefined
-        ? withRerun(described, argv.slice(2), session.rerun.videoIds)
-        : withResume(described, session.job, error, session);
+    const failure = failureOf(error, interrupt.signal.aborted, session, argv);
     session.fail(failure);
     return failure.exitCode;
   } finally {
@@ -88,20 +85,47 @@ function buildProgram(session: Session): Command {
   return program;
 }
 
+/** What a failed command reports: the error in CLI terms, and how to go on with the jobs it made. */
+function failureOf(error: unknown, interrupted: boolean, session: Session, argv: string[]) {
+  const described = cliFailure(error, interrupted, session);
+  return session.rerun !== undefined
+    ? withRerun(described, argv.slice(2), session.rerun.videoIds)
+    : withResume(described, session.job, error, session);
+}
+
+interface Interrupt {
+  signal: AbortSignal;
+  dispose(): void;
+}
+
 /** Grace period for the aborted work to clean up (remove a partial file) before the process ends anyway. */
 const CLEANUP_MS = 3_000;
 
 /**
  * Turn SIGINT into an abort, which every request, wait and download of the command listens to. The first Ctrl-C
- * aborts the command, which then cleans up and exits 130; a second one, or cleanup taking too long, ends the process.
+ * aborts the command, which then cleans up and exits 130. A second one, or cleanup taking too long, ends the
+ * process, saying what the run knew. Once a whole upload has left, the abort waits for the create's answer (which
+ * names the job the service may be making, within the request timeout), so that wait gets no cleanup deadline.
  */
-function onInterrupt(): { signal: AbortSignal; dispose: () => void } {
+function onInterrupt(session: () => Session, argv: string[]): Interrupt {
   const controller = new AbortController();
+  const forced = () => {
+    const reason = new APIUserAbortError('interrupted (Ctrl-C)');
+    session().fail(failureOf(reason, true, session(), argv));
+    process.exit(ExitCode.interrupted);
+  };
   const handler = () => {
-    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    if (controller.signal.aborted) return forced();
     controller.abort(new Error('interrupted (Ctrl-C)'));
+    const { uploadSent, job } = session();
+    if (uploadSent && !job) {
+      session().note(
+        "stopping: waiting for the service's answer to the upload, which names the job it may have made (Ctrl-C again to stop now)",
+      );
+      return;
+    }
     // unref: this timer never keeps a finished process alive, it only ends one that hangs.
-    setTimeout(() => process.exit(ExitCode.interrupted), CLEANUP_MS).unref();
+    setTimeout(forced, CLEANUP_MS).unref();
   };
   process.on('SIGINT', handler);
   return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };

@@ -20,7 +20,11 @@ export interface RequestOptions {
    * @default 60000
    */
   maxRetryDelay?: number | undefined;
-  /** Cancels the request (and any retry wait); rejects with `APIUserAbortError`. @default undefined */
+  /**
+   * Cancels the request (and any retry wait); rejects with `APIUserAbortError`. A create's upload is cancelled only
+   * while it is being sent: once it has left, the service may be making a paid job, so its answer is awaited.
+   * @default undefined
+   */
   signal?: AbortSignal | undefined;
   /** Extra headers. Credential headers cannot be set here: the key comes from the client. @default {} */
   headers?: Record<string, string> | undefined;

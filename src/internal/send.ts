@@ -21,6 +21,11 @@ export interface Attempt {
   /** Milliseconds for the whole exchange (`exchange`) or until the headers, then each idle gap in the body (`send`). */
   timeout: number;
   signal?: AbortSignal | undefined;
+  /**
+   * The signal stops the request only until its body has been handed over whole: a create, whose server may then be
+   * making a paid job that only the answer names. After that the answer is awaited, within the timeout.
+   */
+  abortsUntilSent?: boolean | undefined;
 }
 
 /** Most bytes read of a JSON answer: a video object or a page of them is a few KiB. */
@@ -56,12 +61,21 @@ abstract class Bounded {
   readonly deadline: number;
   protected readonly attempt: Attempt;
   readonly #secret: string;
-  readonly #onAbort = () => this.stop(this.attempt.signal?.reason);
+  /** The whole body was handed over, and the signal no longer stops this request (`abortsUntilSent`). */
+  #committed = false;
+  readonly #onAbort = () => {
+    if (!this.#committed) this.stop(this.attempt.signal?.reason);
+  };
 
   constructor(attempt: Attempt, secret: string) {
     this.attempt = attempt;
     this.#secret = secret;
     attempt.signal?.addEventListener('abort', this.#onAbort, { once: true });
+    if (attempt.abortsUntilSent && attempt.signal) {
+      attempt.body?.once('end', () => {
+        this.#committed = true;
+      });
+    }
     this.deadline = performance.now() + attempt.timeout;
     inFlight.add(this);
     if (this.deadline < timerAt) setTimer(this.deadline);
@@ -84,7 +98,7 @@ abstract class Bounded {
   fail(error: unknown): Error {
     const { signal } = this.attempt;
     if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
-    if (signal?.aborted) return userAbort(signal);
+    if (signal?.aborted && !this.#committed) return userAbort(signal);
     const code = errorCode(error);
     const detail = scrub(error instanceof Error ? error.message : String(error), this.#secret);
     const result =

@@ -178,7 +178,17 @@ export class Transport {
     // A fresh object per request: a dispatcher may add to it (ProxyAgent sets `host`).
     const headers = extra ? { ...this.#headers, ...safeHeaders(extra) } : { ...this.#headers };
     const timeout = options.timeout ?? this.timeout;
-    const sent = { origin: this.#origin, path, method: request.method, headers, body: body?.stream, timeout, signal: options.signal };
+    const { signal } = options;
+    const sent = {
+      origin: this.#origin,
+      path,
+      method: request.method,
+      headers,
+      body: body?.stream,
+      timeout,
+      signal,
+      abortsUntilSent: request.kind === 'create',
+    };
     const answer = await exchange(this.#pool(), sent, this.#apiKey);
     if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey);
     if (this.#debug) {

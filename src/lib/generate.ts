@@ -19,7 +19,15 @@ import { type WaitOptions, waitForVideo } from './wait.js';
  * create request (its upload), as they do on `create`; `waitTimeout` bounds the wait that follows;
  * `signal` stops either.
  */
-export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, 'signal'> {}
+export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, 'signal'> {
+  /**
+   * Awaited after each create is answered (the first and any made again), before the first poll: store the id
+   * here, and a crash at any later point leaves a job to take up (`generate`'s `videoId`), not one paid for twice.
+   * If it throws, the call rejects with that error (wrapped when it is not the SDK's), carrying `videoId`.
+   * @default undefined
+   */
+  onCreated?: ((video: Video) => void | Promise<void>) | undefined;
+}
 
 /**
  * Options of `videos.generate`. `signal` covers the whole run: upload, wait and download. `timeout` and
@@ -36,13 +44,6 @@ export interface GenerateOptions extends CreateAndWaitOptions {
    * @default undefined (a job is created)
    */
   videoId?: string | undefined;
-  /**
-   * Awaited after each create is answered (the first and any made again), before the first poll: store the id
-   * here, and a crash at any later point leaves a job to take up with `videoId`, not one paid for twice. If it
-   * throws, `generate` rejects with that error (wrapped when it is not the SDK's), carrying `videoId`.
-   * @default undefined
-   */
-  onCreated?: ((video: Video) => void | Promise<void>) | undefined;
   /**
    * Awaited when a create is answered 429, with its `Retry-After` in ms (undefined without one), before any retry.
    * If it throws, `generate` rejects with exactly that error and no job was created (a queue's own rate-limit
@@ -83,7 +84,7 @@ export interface JobPort {
 }
 
 /** What `makeVideo` takes of generate's own options. */
-type JobOptions = Pick<GenerateOptions, 'videoId' | 'onCreated' | 'onThrottled' | 'jobLimit'>;
+type JobOptions = Pick<GenerateOptions, 'videoId' | 'onThrottled' | 'jobLimit'>;
 
 /**
  * @internal The engine of `videos.createAndWait`: a create, then a wait, under a permit of the client's job limiter

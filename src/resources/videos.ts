@@ -58,6 +58,8 @@ export class Videos {
    * Start a video job from a driving audio file and one visual reference.
    * Inputs are checked locally first (formats from their bytes, durations measured), so a bad file
    * fails in milliseconds with every problem listed, before any upload. Not retried once it may have reached the server: a duplicate job would be billed twice.
+   * `signal` stops the upload while it is being sent; an abort after it has left waits for the answer and returns
+   * the job, which exists and is paid for.
    */
   create(params: VideoCreateParams, options?: CreateOptions): APIPromise<Video> {
     const method = 'videos.create';

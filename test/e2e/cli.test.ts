@@ -78,6 +78,22 @@ describe('Ctrl-C', () => {
     expect(result.stderr).toMatch(/error: interrupted/);
   });
 
+  it('after the upload went out, waits for the answer; a second Ctrl-C stops at once, saying where to look for the job', async () => {
+    // A service that takes the whole upload and never answers.
+    const server = await rawServer((req) => {
+      req.resume();
+    });
+    closers.push(server.close);
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'unanswered.mp4')], {
+      env: { AVATAR_VIDEO_BASE_URL: server.url },
+      interruptWhen: ['upload: 100%', 'Ctrl-C again to stop now'],
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/the service may have created the job anyway/);
+    expect(result.json().error).toMatchObject({ type: 'Interrupted', mayHaveCreatedJob: true, resume: 'avatar-video list' });
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/videos']); // never sent twice
+  });
+
   it('during a download leaves no partial file and keeps the file already there', async () => {
     // A file host that sends the first 64 KiB of 10 MB and then stalls.
     const server = await rawServer((req, res) => {

@@ -23,8 +23,11 @@ export interface CliOptions {
   cwd?: string;
   /** Variables to set for the run; `undefined` removes one. */
   env?: Record<string, string | undefined>;
-  /** When to press Ctrl-C, once: when stderr contains this text, or when this returns true (checked every 10 ms). */
-  interruptWhen?: string | (() => boolean);
+  /**
+   * When to press Ctrl-C: when stderr contains this text, or when this returns true for stderr so far (checked every
+   * 10 ms); a list presses it once for each, in order.
+   */
+  interruptWhen?: string | ((stderr: string) => boolean) | Array<string | ((stderr: string) => boolean)>;
 }
 
 interface Output {
@@ -95,11 +98,13 @@ function sink(output: Output, name: keyof Output): NodeJS.WriteStream {
 }
 
 function watch(when: CliOptions['interruptWhen'], output: Output, interrupt: () => void): () => void {
-  if (when === undefined) return () => {};
-  const holds = typeof when === 'string' ? () => output.stderr.includes(when) : when;
+  const pending = when === undefined ? [] : Array.isArray(when) ? [...when] : [when];
+  if (pending.length === 0) return () => {};
   const timer = setInterval(() => {
-    if (!holds()) return;
-    clearInterval(timer);
+    const next = pending[0];
+    if (next === undefined || !(typeof next === 'string' ? output.stderr.includes(next) : next(output.stderr))) return;
+    pending.shift();
+    if (pending.length === 0) clearInterval(timer);
     interrupt();
   }, 10);
   return () => clearInterval(timer);

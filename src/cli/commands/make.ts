@@ -38,7 +38,8 @@ export function registerGenerate(program: Command, session: Session): void {
       }
       // create + wait + download rather than videos.generate: the job is tracked from the moment it
       // exists, so any failure or Ctrl-C after that names it and the command that goes on with it.
-      const wait = { waitTimeout: flags.timeout, signal: session.signal, onProgress: watchJob(session, path) };
+      const watch = watchJob(session, path);
+      const wait = { waitTimeout: flags.timeout, signal: session.signal, onCreated: watch, onProgress: watch };
       const video = await client.videos.createAndWait(await countUploads(inputs.params, session), wait);
       const saved = await client.videos.download(video, path, { signal: session.signal, onProgress: downloadProgress(session) });
       session.result({ video, path: saved.path, bytes: saved.bytes }, [

@@ -83,12 +83,12 @@ async function runJob(
 
 /** Create the item's job, with the ledger written before the request and as soon as its answer names the job. */
 async function createJob(item: CheckedItem, ctx: ItemContext): Promise<string> {
-  // The signal stops a create before it is sent, never one in flight: the service may already have made (and billed)
-  // the job, and only its answer puts the id in the ledger. Refusals come back at once: the limiter, not a blind
-  // retry, decides when to try again.
+  // The signal stops a create while its upload is sent, never once it has left: the service may then have made (and
+  // billed) the job, and only its answer puts the id in the ledger. Refusals come back at once: the limiter, not a
+  // blind retry, decides when to try again.
   if (ctx.signal?.aborted) throw abortError(ctx.signal.reason, ctx.signal);
   await ctx.ledger.append({ key: item.key, hash: item.hash, state: 'creating' });
-  const video = await ctx.jobs.videos.create(item.params, { maxRetries: 0 });
+  const video = await ctx.jobs.videos.create(item.params, { maxRetries: 0, signal: ctx.signal });
   await ctx.ledger.append({ key: item.key, hash: item.hash, state: 'created', jobId: video.id });
   return video.id;
 }

@@ -220,11 +220,10 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
   const plan: JobPlan = {
     resume: segment.jobId ?? undefined,
     create: async () => {
-      // The signal stops a create before it is sent, never one in flight: the service may already have made (and
-      // billed) the job, and only its answer can put the id in the manifest for a rerun to take up.
-      const { signal, ...sendAll } = run.requestOptions;
-      throwIfAborted(signal, 'Generation');
-      const created = await run.videos.create(run.segmentParams(join(run.workDir, segment.audio)), sendAll);
+      // The signal stops a create while its upload is sent, never once it has left: the service may then have made
+      // (and billed) the job, and only its answer can put the id in the manifest for a rerun to take up.
+      throwIfAborted(run.requestOptions.signal, 'Generation');
+      const created = await run.videos.create(run.segmentParams(join(run.workDir, segment.audio)), run.requestOptions);
       Object.assign(segment, { jobId: created.id, status: 'created' });
       await run.writer.save(); // before anything else can fail: a rerun waits on it
       return created.id;
