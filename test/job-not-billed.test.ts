@@ -250,6 +250,11 @@ describe('namingJob', () => {
     expect(error.message).toBe('Wait was aborted. Go on.');
   });
 
+  it('shows the advice once in a stack not read before (V8 writes it at first read, with the message of then)', () => {
+    const named = namingJob(new APIUserAbortError('Wait was aborted.'), 'vid_1', 'Go on.');
+    expect(named.stack?.split('\n')[0]).toBe('APIUserAbortError: Wait was aborted. Go on.');
+  });
+
   it('keeps the first job named, and shows the advice in a stack already read', () => {
     const error = new APIUserAbortError('Wait was aborted');
     expect(error.stack).not.toContain('Go on.');

@@ -40,9 +40,11 @@ export function namingJob(error: unknown, videoId: string, advice?: string): Ava
   }
   const before = named.message;
   unadvised.set(named, before);
+  // Read before the message changes: V8 writes the stack at its first read, with the message of that moment.
+  const { stack } = named;
   named.message = `${before}${/[.!?]$/.test(before) ? '' : '.'} ${advice}`;
-  // The stack was written with the old message; an uncaught error prints the stack, so it must show the advice too.
-  if (named.stack?.includes(before)) named.stack = named.stack.replace(before, () => named.message);
+  // An uncaught error prints its stack, so the stack must show the advice too.
+  if (stack?.includes(before)) named.stack = stack.replace(before, () => named.message);
   return named;
 }
 
