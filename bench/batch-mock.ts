@@ -14,7 +14,18 @@ lines.on('line', () => {
   const videos = mock.state.listVideos();
   const completeIds = videos.filter((v) => v.status === 'COMPLETE').map((v) => v.id);
   const rateLimited = videos.filter((v) => v.status === 'FAILED' && v.error?.code === 'rate_limit_exceeded').length;
-  const stats = { creates: mock.creates, throttled: mock.throttledCreates, complete: completeIds.length, completeIds, rateLimited };
+  // Creation order (listVideos is newest first): which creates ended FAILED for a rate limit.
+  const failedCreates = [...videos]
+    .reverse()
+    .flatMap((v, index) => (v.status === 'FAILED' && v.error?.code === 'rate_limit_exceeded' ? [index] : []));
+  const stats = {
+    creates: mock.creates,
+    throttled: mock.throttledCreates,
+    complete: completeIds.length,
+    completeIds,
+    rateLimited,
+    failedCreates,
+  };
   process.stdout.write(`${JSON.stringify(stats)}\n`);
 });
 lines.on('close', () => {

@@ -15,6 +15,8 @@ export interface MockStats {
   completeIds: string[];
   /** Jobs that ended FAILED for a rate limit. */
   rateLimited: number;
+  /** Which creates (0 = the first) made a job that ended FAILED for a rate limit. */
+  failedCreates: number[];
 }
 
 /** Start bench/batch-mock.ts, a mock capped at `limit` jobs at once, in a process of its own. */

@@ -4,8 +4,8 @@
  * wait's cost per poll stays constant however long it runs); `planPoll` turns a history into the next delay.
  * While progress moves, a line fitted through the last few values says when it will reach 100: polls are sparse
  * while that is far and aimed at it once near. Without usable progress the plan is plain backoff. A server's
- * hint (`Retry-After`, `x-poll-after`) wins over the plan, sooner or later, within bounds that keep a broken
- * server from making a wait spin.
+ * hint (`Retry-After`, `x-poll-after`) wins over the plan, within bounds that keep a broken server from making a
+ * wait spin; the plan only moves a poll later, to land just after the estimated end.
  */
 import { header, type RawHeaders } from '../internal/headers.js';
 import { parseRetryAfter } from '../internal/retry.js';
@@ -142,12 +142,28 @@ function median(values: number[]): number | undefined {
 const POLL_HINT_HEADERS = ['retry-after', 'x-poll-after'];
 /** Server hints are stretched by up to this fraction, so jobs given the same hint do not poll in step. */
 const HINT_JITTER = 0.1;
+/** How far past the estimated end a poll that waits longer than the hint lands, as a share of the hint. */
+const AIM_MARGIN = 0.25;
 /** The shortest delay a server hint can ask for, so that a broken or hostile server cannot make a wait spin. */
 const MIN_HINT_MS = 50;
 
 /** @internal Milliseconds until the next poll when the server said when to come back (`hint` ms). */
 export function hintedDelay(hint: number, random = Math.random): number {
   return Math.round(Math.max(hint, MIN_HINT_MS) * (1 + HINT_JITTER * random()));
+}
+
+/**
+ * @internal The delay when the server said when to come back (`hinted` ms, jitter included) and progress says the
+ * job ends in `untilFinish` ms. A later poll is always allowed: when that end falls between the hinted poll and the
+ * one after, the hinted poll would most likely find the job running and the next would come up to a hint late, so
+ * the poll goes a quarter of a hint after the end instead. Otherwise the hint. An end estimated too late costs at most one hint;
+ * the misses `recordPoll` counts drop an estimate that keeps failing.
+ */
+export function delayWithinHint(hinted: number, untilFinish: number | undefined): number {
+  if (untilFinish === undefined) return hinted;
+  // Integer progress places the end only to within a point or so: aim a little after it, not at it.
+  const aim = untilFinish + hinted * AIM_MARGIN;
+  return aim > hinted && aim <= 2 * hinted ? Math.round(aim) : hinted;
 }
 
 /** @internal The first poll hint found in response headers, in ms. */
@@ -173,8 +189,8 @@ export const startWait = (now: number): WaitState => ({ startedAt: now, history:
 
 /**
  * @internal One look at a job still running, seen at `seenAt`, folded into `state`, and the next poll planned at
- * `now`. A server's hint (ms) sets the delay; the plan's estimate of the end (`finishAt`, on the caller's clock)
- * stays. The one step behind `waitForCompletion` and `videos.poll`.
+ * `now`. A server's hint (ms) sets the delay, or a longer one that lands just after the plan's estimate of the end
+ * (`delayWithinHint`); that estimate (`finishAt`, on the caller's clock) stays. The one step behind `waitForCompletion` and `videos.poll`.
  */
 export function stepWait(
   state: WaitState,
@@ -187,6 +203,7 @@ export function stepWait(
   const { startedAt } = state;
   const history = recordPoll(state.history, { at: seen.at - startedAt, progress: seen.progress });
   const plan = planPoll(history, now - startedAt, options, random);
-  const delay = hint === undefined ? plan.delay : hintedDelay(hint, random);
+  const untilFinish = plan.finishAt === undefined ? undefined : plan.finishAt - (now - startedAt);
+  const delay = hint === undefined ? plan.delay : delayWithinHint(hintedDelay(hint, random), untilFinish);
   return { state: { startedAt, history }, plan: { delay, finishAt: plan.finishAt === undefined ? undefined : plan.finishAt + startedAt } };
 }

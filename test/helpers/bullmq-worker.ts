@@ -3,13 +3,15 @@
  * parent's mock. Prints `ready` once connected, then `stored <key> <videoId>` each time a create's answer has been
  * stored in its job, so the parent can map every video job to its item and kill a worker that holds one.
  * Arguments: redisSocket queueName baseURL apiKey outputDir [lockDuration stalledInterval concurrency]; SIGTERM
- * closes it.
+ * closes it. With WARM_UP set (test/helpers/warm-up.ts), it makes one video elsewhere before it takes jobs.
  */
 import { basename } from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { createVideoProcessor, type GeneratingClient, workerDefaults } from '../../src/bullmq/index.js';
 import { AvatarVideo } from '../../src/index.js';
+import { warmUp } from './warm-up.js';
 
+await warmUp();
 const [socket, queueName, baseURL, apiKey, outputDir, lockDuration, stalledInterval, concurrency] = process.argv.slice(2) as string[];
 const connection = { path: socket as string };
 const client = new AvatarVideo({ baseURL, apiKey, logLevel: 'off' });
