@@ -1,7 +1,9 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AvatarVideo, MediaValidationError, toFile, validateCreateParams } from '../src/index.js';
 import { useCleanup } from './helpers/fixture.js';
 import { mockFixture, readMockFixture, wav } from './helpers/media.js';
@@ -143,15 +145,22 @@ describe('create validates before uploading', () => {
 
   it('probes a one-shot stream, uploads it whole, and removes the spooled copy', async () => {
     const { client, bodies } = await capture();
-    const before = readdirSync(tmpdir()).filter((name) => name.startsWith('avatar-video-')).length;
+    // A temporary folder of this test's own: other test files make `avatar-video-*` folders in the shared one.
+    const spools = mkdtempSync(join(tmpdir(), 'spool-test-'));
+    closers.push(() => rm(spools, { recursive: true, force: true }));
+    vi.stubEnv('TMPDIR', spools);
     const audio = Buffer.from(wav(3));
-    await client.videos.create({
-      audio_reference: Readable.from([audio.subarray(0, 1000), audio.subarray(1000)]),
-      image_reference: mockFixture('portrait.png'),
-    });
+    const seen: string[] = [];
+    const stream = Readable.from([audio.subarray(0, 1000), audio.subarray(1000)]);
+    stream.on('end', () => seen.push(...readdirSync(spools))); // the copy exists while the stream is read
+    try {
+      await client.videos.create({ audio_reference: stream, image_reference: mockFixture('portrait.png') });
+    } finally {
+      vi.unstubAllEnvs();
+    }
     expect(bodies[0]).toContain(audio.subarray(44, 200).toString('latin1'));
     expect(bodies[0]?.length).toBeGreaterThan(audio.length);
-    const after = readdirSync(tmpdir()).filter((name) => name.startsWith('avatar-video-')).length;
-    expect(after).toBe(before);
+    expect(seen).toEqual([expect.stringMatching(/^avatar-video-/)]);
+    expect(readdirSync(spools)).toEqual([]);
   });
 });
