@@ -25,6 +25,26 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * A service that reads the whole upload, then sees the caller abort while it makes job `id`, and answers after that.
+ * Polls get the job still running.
+ */
+async function answeringAfterAbort(id: string) {
+  const controller = new AbortController();
+  const api = await rawServer(async (req, res) => {
+    for await (const _ of req) {
+      /* the whole upload */
+    }
+    if (req.method === 'POST') {
+      controller.abort();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    json(res, 200, video(id));
+  });
+  const client = new AvatarVideo({ apiKey: 'k', baseURL: api.url, logLevel: 'off', maxRetries: 0 });
+  return { controller, api, client };
+}
+
 it('an abort during the upload stops it at once: the service never gets the whole body, and no job is named', async () => {
   const controller = new AbortController();
   let received = 0;
@@ -58,17 +78,7 @@ it('an abort during the upload stops it at once: the service never gets the whol
 });
 
 it('an abort once the upload has left waits for the answer: onCreated hears of the job and the error names it', async () => {
-  const controller = new AbortController();
-  const api = await rawServer(async (req, res) => {
-    for await (const _ of req) {
-      /* the whole upload */
-    }
-    if (req.method !== 'POST') return json(res, 200, video('vid_late'));
-    controller.abort(); // the service has the whole request and makes the job; the caller gives up meanwhile
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    json(res, 200, video('vid_late'));
-  });
-  const client = new AvatarVideo({ apiKey: 'k', baseURL: api.url, logLevel: 'off', maxRetries: 0 });
+  const { controller, api, client } = await answeringAfterAbort('vid_late');
   try {
     const stored: string[] = [];
     const error = await client.videos
@@ -89,16 +99,7 @@ it('an abort once the upload has left waits for the answer: onCreated hears of t
 });
 
 it('videos.create returns the job when the abort comes after the upload has left', async () => {
-  const controller = new AbortController();
-  const api = await rawServer(async (req, res) => {
-    for await (const _ of req) {
-      /* the whole upload */
-    }
-    controller.abort();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    json(res, 200, video('vid_kept'));
-  });
-  const client = new AvatarVideo({ apiKey: 'k', baseURL: api.url, logLevel: 'off', maxRetries: 0 });
+  const { controller, api, client } = await answeringAfterAbort('vid_kept');
   try {
     const created = await client.videos.create({ audio_reference: audio, image_reference: IMAGE }, { signal: controller.signal });
     expect(created.id).toBe('vid_kept');

@@ -131,7 +131,7 @@ async function makeVideo(
 ): Promise<Video> {
   const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, videoId, onCreated, onThrottled, jobLimit, ...wait } = options;
   const places = jobPlacesFor(jobs, jobLimit);
-  const request = { timeout, maxRetries, maxRetryDelay, headers, validate, signal, onThrottled, jobFeedback: places !== OUTSIDE_LIMIT };
+  const request = { timeout, maxRetries, maxRetryDelay, headers, validate, signal, onThrottled, jobFeedback: !places.outside };
   // The create's answer counts as the first poll, its hint included.
   let first: { video: Video; hint: number | undefined } | undefined;
   let ended = 0;
