@@ -8,10 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { APIUserAbortError, AvatarVideo } from '../src/index.js';
+import { useCleanup } from './helpers/fixture.js';
 import { mockFixture, wav } from './helpers/media.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 
 const IMAGE = mockFixture('portrait.png');
+const closers = useCleanup();
 let dir: string;
 let audio: string;
 
@@ -24,6 +26,13 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** A client of `baseURL` that tries each request once, closed after the test. */
+function clientOf(baseURL: string): AvatarVideo {
+  const client = new AvatarVideo({ apiKey: 'k', baseURL, logLevel: 'off', maxRetries: 0 });
+  closers.push(() => client.close());
+  return client;
+}
 
 /**
  * A service that reads the whole upload, then sees the caller abort while it makes job `id`, and answers after that.
@@ -41,8 +50,8 @@ async function answeringAfterAbort(id: string) {
     }
     json(res, 200, video(id));
   });
-  const client = new AvatarVideo({ apiKey: 'k', baseURL: api.url, logLevel: 'off', maxRetries: 0 });
-  return { controller, api, client };
+  closers.push(api.close);
+  return { controller, api, client: clientOf(api.url) };
 }
 
 it('an abort during the upload stops it at once: the service never gets the whole body, and no job is named', async () => {
@@ -61,51 +70,37 @@ it('an abort during the upload stops it at once: the service never gets the whol
     // Not events.once: it rejects on the 'error' the client's reset raises.
     await new Promise((resolve) => req.once('close', resolve));
   });
-  const client = new AvatarVideo({ apiKey: 'k', baseURL: api.url, logLevel: 'off', maxRetries: 0 });
-  try {
-    const error = await client.videos
-      .generate({ audio_reference: audio, image_reference: IMAGE }, { output: join(dir, 'out.mp4'), signal: controller.signal })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(APIUserAbortError);
-    expect((error as APIUserAbortError).videoId).toBeUndefined();
-    expect(api.requests.map((r) => r.method)).toEqual(['POST']);
-    await expect.poll(() => received > 0).toBe(true);
-    expect(received).toBeLessThan(expected);
-  } finally {
-    await client.close();
-    await api.close();
-  }
+  const client = clientOf(api.url);
+  closers.push(api.close);
+  const error = await client.videos
+    .generate({ audio_reference: audio, image_reference: IMAGE }, { output: join(dir, 'out.mp4'), signal: controller.signal })
+    .catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(APIUserAbortError);
+  expect((error as APIUserAbortError).videoId).toBeUndefined();
+  expect(api.requests.map((r) => r.method)).toEqual(['POST']);
+  await expect.poll(() => received > 0).toBe(true);
+  expect(received).toBeLessThan(expected);
 });
 
 it('an abort once the upload has left waits for the answer: onCreated hears of the job and the error names it', async () => {
   const { controller, api, client } = await answeringAfterAbort('vid_late');
-  try {
-    const stored: string[] = [];
-    const error = await client.videos
-      .generate(
-        { audio_reference: audio, image_reference: IMAGE },
-        { output: join(dir, 'out.mp4'), signal: controller.signal, onCreated: (v) => void stored.push(v.id) },
-      )
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(APIUserAbortError);
-    expect((error as APIUserAbortError).videoId).toBe('vid_late');
-    expect((error as Error).message).toContain('vid_late');
-    expect(stored).toEqual(['vid_late']);
-    expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
-  } finally {
-    await client.close();
-    await api.close();
-  }
+  const stored: string[] = [];
+  const error = await client.videos
+    .generate(
+      { audio_reference: audio, image_reference: IMAGE },
+      { output: join(dir, 'out.mp4'), signal: controller.signal, onCreated: (v) => void stored.push(v.id) },
+    )
+    .catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(APIUserAbortError);
+  expect((error as APIUserAbortError).videoId).toBe('vid_late');
+  expect((error as Error).message).toContain('vid_late');
+  expect(stored).toEqual(['vid_late']);
+  expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
 });
 
 it('videos.create returns the job when the abort comes after the upload has left', async () => {
-  const { controller, api, client } = await answeringAfterAbort('vid_kept');
-  try {
-    const created = await client.videos.create({ audio_reference: audio, image_reference: IMAGE }, { signal: controller.signal });
-    expect(created.id).toBe('vid_kept');
-    expect(controller.signal.aborted).toBe(true);
-  } finally {
-    await client.close();
-    await api.close();
-  }
+  const { controller, client } = await answeringAfterAbort('vid_kept');
+  const created = await client.videos.create({ audio_reference: audio, image_reference: IMAGE }, { signal: controller.signal });
+  expect(created.id).toBe('vid_kept');
+  expect(controller.signal.aborted).toBe(true);
 });
