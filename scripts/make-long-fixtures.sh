@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the small fixtures of the long-video tests (test/split-audio.test.ts, test/join-videos.test.ts), which
+# Regenerates the small fixtures of the long-video tests (test/media/split-audio.test.ts, test/media/join-videos.test.ts), which
 # CI cannot make itself (no ffmpeg there). Speech-like audio comes from test/helpers/speech.ts, so the tests know
 # where its pauses are. Needs ffmpeg with libmp3lame and libx264. Run from anywhere: ./scripts/make-long-fixtures.sh
 set -euo pipefail

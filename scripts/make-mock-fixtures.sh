@@ -2,7 +2,7 @@
 # Regenerates the media the mock server ships and the small inputs its own tests upload.
 #   src/testing/fixtures.generated.ts  two 1 s 720p MP4s (16:9 and 9:16), base64-embedded so the
 #                                      published bundle serves them without touching the file system
-#   test/fixtures/mock/*               tiny references for test/mock.test.ts
+#   test/fixtures/mock/*               tiny references for test/mock/mock.test.ts
 # Needs ffmpeg with libx264, aac and libmp3lame. Run from anywhere: ./scripts/make-mock-fixtures.sh
 set -euo pipefail
 

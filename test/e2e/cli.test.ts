@@ -2,7 +2,7 @@
  * The `avatar-video` command as installed: this run's build (test/setup/build.ts), found through package.json's
  * `bin` and run as a real process against the loopback mock. What only a process shows: the exit status the shell
  * sees, the environment it inherits, a real SIGINT (Ctrl-C) and its cleanup, and `mock`, which runs until Ctrl-C.
- * Every other behaviour of the commands is tested in process, in test/cli.test.ts and test/batch-cli.test.ts.
+ * Every other behaviour of the commands is tested in process, in test/cli/cli.test.ts and test/cli/batch-cli.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';

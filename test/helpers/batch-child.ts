@@ -1,5 +1,5 @@
 /**
- * Child of test/batch-crash.test.ts and test/batch-long.test.ts: runs one batch against the parent's mock and prints
+ * Child of test/videos/batch-crash.test.ts and test/videos/batch-long.test.ts: runs one batch against the parent's mock and prints
  * `<status> <key>` as each item finishes, so the parent can SIGKILL it part way. Arguments: baseURL apiKey outputDir
  * audio image count [longAudio [concurrency]]; with longAudio, a first item `long` has it as its audio.
  */

@@ -1,5 +1,5 @@
 /**
- * Child of test/bullmq-workers.test.ts and bench/distributed.ts: one BullMQ worker host making videos against the
+ * Child of test/bullmq/bullmq-workers.test.ts and bench/distributed.ts: one BullMQ worker host making videos against the
  * parent's mock. Prints `ready` once connected, then `stored <key> <videoId>` each time a create's answer has been
  * stored in its job, so the parent can map every video job to its item and kill a worker that holds one.
  * Arguments: redisSocket queueName baseURL apiKey outputDir [lockDuration stalledInterval concurrency]; SIGTERM

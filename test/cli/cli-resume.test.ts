@@ -1,0 +1,111 @@
+/** The CLI's advice after a failure, as pure functions: which command goes on, quoted for a shell. */
+import { describe, expect, it } from 'vitest';
+import { cliFailure } from '../../src/cli/failure.js';
+import { resumeCommand, shellWord, withRerun, withResume } from '../../src/cli/resume.js';
+import { baseUrlProblem, type Failure } from '../../src/cli/session.js';
+import { AuthenticationError, NotFoundError, VideoNotReadyError } from '../../src/index.js';
+import { namingJob, nextCall } from '../../src/lib/job-error.js';
+
+const failure: Failure = { exitCode: 1, lines: ['boom'], json: { error: { type: 'Error', message: 'boom' } } };
+
+describe('resumeCommand', () => {
+  it('waits then downloads a running job, downloads a COMPLETE one, and has nothing for an ended one', () => {
+    expect(resumeCommand({ id: 'vid_1', status: 'PROCESSING', output: 'a.mp4' })).toBe(
+      'avatar-video wait vid_1 && avatar-video download vid_1 -o a.mp4',
+    );
+    expect(resumeCommand({ id: 'vid_1', status: 'COMPLETE', output: 'a.mp4' })).toBe('avatar-video download vid_1 -o a.mp4');
+    expect(resumeCommand({ id: 'vid_1', status: 'PROCESSING' })).toBe('avatar-video wait vid_1');
+    expect(resumeCommand({ id: 'vid_1', status: 'FAILED', output: 'a.mp4' })).toBeUndefined();
+    expect(resumeCommand({ id: 'vid_1', status: 'CANCELLED' })).toBeUndefined();
+  });
+
+  it('keeps the flags that reach the same service and replace the same file', () => {
+    const context = { baseUrl: 'http://10.0.0.5:8080', allowInsecureHttp: true, force: true };
+    expect(resumeCommand({ id: 'vid_1', status: 'COMPLETE', output: 'a.mp4' }, context)).toBe(
+      'avatar-video --base-url http://10.0.0.5:8080 --allow-insecure-http download vid_1 -o a.mp4 --force',
+    );
+  });
+
+  it('quotes what a shell would split or expand', () => {
+    expect(shellWord('out/video-1.mp4')).toBe('out/video-1.mp4');
+    expect(shellWord('my video.mp4')).toBe("'my video.mp4'");
+    expect(shellWord("it's $HOME.mp4")).toBe(`'it'\\''s $HOME.mp4'`);
+    expect(resumeCommand({ id: 'vid_1', status: 'COMPLETE', output: 'my video.mp4' })).toBe(
+      "avatar-video download vid_1 -o 'my video.mp4'",
+    );
+  });
+});
+
+describe('withResume', () => {
+  it('adds the id and the command, for a person and as JSON fields', () => {
+    const resumed = withResume(failure, { id: 'vid_1', status: 'PROCESSING', output: 'a.mp4' }, new Error('x'));
+    expect(resumed.lines).toEqual([
+      'boom',
+      'video vid_1 keeps running on the service (it is paid for); to go on, run:',
+      '  avatar-video wait vid_1 && avatar-video download vid_1 -o a.mp4',
+    ]);
+    expect(resumed.json.error).toMatchObject({
+      videoId: 'vid_1',
+      resume: 'avatar-video wait vid_1 && avatar-video download vid_1 -o a.mp4',
+    });
+  });
+
+  it('says nothing without a job, or for an id the service does not know', () => {
+    expect(withResume(failure, undefined, new Error('x'))).toBe(failure);
+    const notFound = new NotFoundError({ status: 404, message: 'no such video', code: 'video_not_found', headers: {}, body: null });
+    expect(withResume(failure, { id: 'vid_x', output: 'a.mp4' }, notFound)).toBe(failure);
+  });
+
+  it('takes the status from a not-ready error: download of a running job becomes wait, then download', () => {
+    const error = new VideoNotReadyError({ id: 'vid_1', status: 'PROCESSING' } as never);
+    expect(withResume(failure, { id: 'vid_1', output: 'a.mp4' }, error).json.error.resume).toBe(
+      'avatar-video wait vid_1 && avatar-video download vid_1 -o a.mp4',
+    );
+  });
+
+  it('after an upload with no answer, points to list instead of running again', () => {
+    const resumed = withResume(failure, undefined, new Error('interrupted'), { uploadSent: true, baseUrl: 'https://api.example.com' });
+    expect(resumed.json.error).toMatchObject({ mayHaveCreatedJob: true, resume: 'avatar-video --base-url https://api.example.com list' });
+  });
+});
+
+describe('withRerun', () => {
+  it('gives the same command line again, quoted, with the job ids, for a person and as JSON fields', () => {
+    const rerun = withRerun(failure, ['generate', '--audio', 'long talk.wav', '-o', 'out.mp4'], ['vid_1', 'vid_2']);
+    const command = "avatar-video generate --audio 'long talk.wav' -o out.mp4";
+    expect(rerun.lines).toEqual([
+      'boom',
+      "the segments' jobs (vid_1, vid_2) are recorded beside the output; to go on without paying for them again, run the same command:",
+      `  ${command}`,
+    ]);
+    expect(rerun.json.error).toMatchObject({ videoIds: ['vid_1', 'vid_2'], resume: command });
+  });
+});
+
+describe('baseUrlProblem', () => {
+  it('suggests https:// for an address without a scheme', () => {
+    expect(baseUrlProblem('api.example.com', '--base-url', false)?.message).toMatch(/no scheme: use https:\/\/api\.example\.com/);
+    expect(baseUrlProblem('localhost:4010', 'AVATAR_VIDEO_BASE_URL', false)?.message).toMatch(
+      /^AVATAR_VIDEO_BASE_URL .*https:\/\/localhost:4010/,
+    );
+  });
+
+  it('plain http: fine on loopback or when allowed, else names the flag and the variable', () => {
+    expect(baseUrlProblem('http://127.0.0.1:4010', '--base-url', false)).toBeUndefined();
+    expect(baseUrlProblem('http://localhost', '--base-url', false)).toBeUndefined();
+    expect(baseUrlProblem('http://api.internal', '--base-url', true)).toBeUndefined();
+    expect(baseUrlProblem('https://api.example.com', '--base-url', false)).toBeUndefined();
+    expect(baseUrlProblem('http://api.internal', '--base-url', false)?.message).toMatch(
+      /--allow-insecure-http or AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1/,
+    );
+  });
+});
+
+describe('cliFailure of an error that names its job', () => {
+  it('drops the SDK call from the message (the CLI adds its own command) and keeps the id', () => {
+    const unauthorised = new AuthenticationError({ status: 401, message: 'bad key', headers: {}, body: null });
+    const described = cliFailure(namingJob(unauthorised, 'vid_1', nextCall('vid_1', 'running')), false);
+    expect(described.lines).toEqual(['bad key', '(status 401, video vid_1)']);
+    expect(described.json.error).toMatchObject({ type: 'AuthenticationError', message: 'bad key', videoId: 'vid_1' });
+  });
+});
