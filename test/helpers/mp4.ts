@@ -1,7 +1,13 @@
+import { createRequire } from 'node:module';
 import type { InputTrack } from 'mediabunny';
-import { loadMediabunny } from '../../src/internal/mediabunny.js';
 
-// The SDK's copy of mediabunny (its CommonJS build): an ESM import here would load a second one, which it warns of.
+/**
+ * The SDK's copy of mediabunny (its CommonJS build, which the SDK requires too): an ESM import here would load a
+ * second one, which it warns of.
+ */
+export async function loadMediabunny(): Promise<typeof import('mediabunny')> {
+  return createRequire(import.meta.url)('mediabunny');
+}
 
 /** What the join and mock tests check in an MP4, read through mediabunny (no ffprobe on CI). */
 export interface Mp4Summary {

@@ -1,9 +1,8 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { joinVideos, splitAudio } from '../../src/index.js';
-import { removeStaleTempFiles, tempPathFor } from '../../src/internal/atomic-file.js';
 import { type LongManifest, ManifestWriter } from '../../src/lib/long/manifest.js';
 import { wav } from '../helpers/media.js';
 
@@ -20,15 +19,21 @@ const ours = (pid: number, tail: string, name = 'out.mp4') => `.${name}.${pid.to
 /** No process has this pid (Linux pids stay below 2^22). */
 const DEAD = 0x7ffffff0;
 
-it('names temp files after the pid and removes only those of dead processes or untouched for an hour', async () => {
-  const target = join(dir, 'out.mp4');
-  expect(tempPathFor(target)).toMatch(new RegExp(`/\\.out\\.mp4\\.${process.pid.toString(16).padStart(8, '0')}[0-9a-f]{4}\\.part$`));
-  const names = [ours(DEAD, 'beef'), ours(process.pid, 'cafe'), '.out.mp4.notours.part', '.other.mp4.7ffffff0beef.part'];
+/** A join of a 5 s clip to itself into `dir`/out.mp4: a save of out.mp4, which sweeps its stale temp files first. */
+const CLIP = join(import.meta.dirname, '../fixtures/mock/ref-landscape-5s.mp4');
+const joinIntoDir = () => joinVideos([CLIP, CLIP], join(dir, 'out.mp4'));
+
+it('a save removes the temp files of dead processes, and of live ones untouched for an hour, and no others', async () => {
+  const live = ours(process.pid, 'cafe');
+  const names = [ours(DEAD, 'beef'), live, '.out.mp4.notours.part', '.other.mp4.7ffffff0beef.part'];
   for (const name of names) await writeFile(join(dir, name), 'partial');
-  expect(await removeStaleTempFiles(dir, ['out.mp4'])).toEqual([join(dir, ours(DEAD, 'beef'))]);
-  // An hour later, even a file of a live pid is abandoned (the pid was reused).
-  expect(await removeStaleTempFiles(dir, ['out.mp4'], Date.now() + 2 * 3600_000)).toEqual([join(dir, ours(process.pid, 'cafe'))]);
-  expect((await readdir(dir)).sort()).toEqual(['.other.mp4.7ffffff0beef.part', '.out.mp4.notours.part']);
+  await joinIntoDir();
+  expect((await readdir(dir)).sort()).toEqual(['.other.mp4.7ffffff0beef.part', '.out.mp4.notours.part', live, 'out.mp4'].sort());
+  // Untouched for two hours, even a file of a live pid is abandoned (the pid was reused).
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  await utimes(join(dir, live), twoHoursAgo, twoHoursAgo);
+  await joinIntoDir();
+  expect((await readdir(dir)).sort()).toEqual(['.other.mp4.7ffffff0beef.part', '.out.mp4.notours.part', 'out.mp4'].sort());
 });
 
 it('leaves files of a similar name alone: other destinations, other tails, no leading dot', async () => {
@@ -41,15 +46,14 @@ it('leaves files of a similar name alone: other destinations, other tails, no le
     `out.mp4.${DEAD.toString(16)}beef.part`,
   ];
   for (const name of foreign) await writeFile(join(dir, name), 'not ours');
-  expect(await removeStaleTempFiles(dir, ['out.mp4'])).toEqual([]);
-  expect((await readdir(dir)).sort()).toEqual([...foreign].sort());
+  await joinIntoDir();
+  expect((await readdir(dir)).sort()).toEqual([...foreign, 'out.mp4'].sort());
 });
 
 it('a join removes the temp file a killed join left beside its output', async () => {
-  const clip = join(import.meta.dirname, '../fixtures/mock/ref-landscape-5s.mp4');
   const left = join(dir, ours(DEAD, 'dead'));
   await writeFile(left, 'half a join');
-  await joinVideos([clip, clip], join(dir, 'out.mp4'));
+  await joinIntoDir();
   expect(await readdir(dir)).toEqual(['out.mp4']);
 });
 

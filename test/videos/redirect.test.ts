@@ -1,3 +1,4 @@
+import { Agent, type Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { APIUserAbortError, AvatarVideo, AvatarVideoError, ConflictError, NotFoundError } from '../../src/index.js';
 import { useCleanup } from '../helpers/fixture.js';
@@ -109,25 +110,22 @@ describe('content redirects', () => {
 
 describe('https downgrade', () => {
   it('refuses to follow https to http', async () => {
-    // The check runs before any request to the new URL, so an https start can be simulated by the
-    // follower directly.
-    const { followRedirects } = await import('../../src/internal/redirect.js');
     const api = await rawServer((_req, res) => {
       res.writeHead(302, { location: 'http://127.0.0.1:1/file.mp4' });
       res.end();
     });
-    closers.push(api.close);
-    const { Agent } = await import('undici');
-    const agent = new Agent();
-    const start = new URL(`${api.url}/start`);
-    // Pretend the first hop was https by intercepting the protocol check through a proxying dispatcher.
-    const https = new URL(start.href.replace('http:', 'https:'));
-    const dispatcher = {
-      request: (opts: { origin: string }) => agent.request({ ...opts, origin: api.url } as never),
-    } as unknown as import('undici').Dispatcher;
-    await expect(followRedirects(https, { dispatcher, headers: { 'x-api-key': KEY }, timeout: 2000, secret: KEY })).rejects.toThrow(
-      /https to http/,
+    // The client talks to https://api.test; this dispatcher takes each of its requests to the loopback server instead.
+    const dispatcher = new (class extends Agent {
+      override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
+        return super.dispatch({ ...options, origin: api.url }, handler);
+      }
+    })();
+    const client = new AvatarVideo({ apiKey: KEY, baseURL: 'https://api.test', dispatcher, logLevel: 'off' });
+    closers.push(
+      api.close,
+      () => client.close(),
+      () => dispatcher.close(),
     );
-    await agent.close();
+    await expect(client.videos.content('vid_1')).rejects.toThrow(/https to http/);
   });
 });

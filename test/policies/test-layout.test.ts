@@ -1,0 +1,61 @@
+/**
+ * The tests mirror the surface: each test file sits in the folder of the public area it exercises, and only the
+ * tests of pure policies (and the few of internals/, whose mechanism no public method can reach at the moment it
+ * matters) import from src/internal/. Everything else tests what a user can call.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const TEST = join(import.meta.dirname, '..');
+
+/** One folder per public area, one for the pure policies, one for internals that no public method can reach. */
+const AREAS = ['videos', 'media', 'mock', 'cli', 'bullmq', 'e2e', 'policies', 'internals'];
+/** The folders whose tests may import src/internal/. */
+const MAY_IMPORT_INTERNALS = ['policies', 'internals'];
+/** Tests that still reach src/internal/ from a public area: to be rewritten with the job runner. */
+const INTERNAL_IMPORTS_ALLOWED = [
+  'videos/batch-long.test.ts', // to be rewritten with the job runner
+  'videos/batch.test.ts', // to be rewritten with the job runner
+  'videos/create-throttle.test.ts', // to be rewritten with the job runner
+  'videos/generate-long.test.ts', // to be rewritten with the job runner
+  'videos/job-permit.test.ts', // to be rewritten with the job runner
+];
+
+/** Every .ts file under test/ apart from the fixtures, as a path relative to test/ with forward slashes. */
+function testTree(folder = TEST): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testTree(path);
+    return entry.name.endsWith('.ts') ? [relative(TEST, path).replaceAll('\\', '/')] : [];
+  });
+}
+
+/** Whether a file names a module of src/internal/ in any string: an import, a vi.mock, a child's script. */
+const reachesInternals = (file: string) => /['"`][^'"`\s]*\bsrc\/internal\/[^'"`\s]*['"`]/.test(readFileSync(join(TEST, file), 'utf8'));
+
+const files = testTree();
+const tests = files.filter((file) => file.endsWith('.test.ts'));
+
+describe('the layout of test/', () => {
+  it('finds the tests', () => {
+    expect(tests.length).toBeGreaterThan(50);
+  });
+
+  it('keeps every test file directly in the folder of one area', () => {
+    const misplaced = tests.filter((file) => {
+      const [area, name, ...deeper] = file.split('/');
+      return !AREAS.includes(area as string) || name === undefined || deeper.length > 0;
+    });
+    expect(misplaced).toEqual([]);
+  });
+
+  it('lets only the policies (and internals/) import src/internal/, helpers included', () => {
+    const reaching = files.filter((file) => !MAY_IMPORT_INTERNALS.includes(file.split('/')[0] as string) && reachesInternals(file));
+    expect(reaching.filter((file) => !INTERNAL_IMPORTS_ALLOWED.includes(file))).toEqual([]);
+  });
+
+  it('names in its allow-list only files that still need it', () => {
+    expect(INTERNAL_IMPORTS_ALLOWED.filter((file) => !files.includes(file) || !reachesInternals(file))).toEqual([]);
+  });
+});
