@@ -182,8 +182,8 @@ describe('create, get, wait, download, list', () => {
 
   it('list --limit walks pages until it has enough', async () => {
     const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+    closers.push(() => client.close());
     await Promise.all([1, 2, 3].map(() => client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE })));
-    await client.close();
     const result = await run(['list', '--limit', '2']);
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(3); // the header and two videos
@@ -336,8 +336,8 @@ describe('a job that exists is never stranded', () => {
 
   it('wait --timeout says seconds and gives the wait command again, with --base-url kept', async () => {
     const client = new AvatarVideo({ apiKey: slow.apiKey, baseURL: slow.baseURL, logLevel: 'off' });
+    closers.push(() => client.close());
     const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
-    await client.close();
     const result = await run(['--json', '--base-url', slow.baseURL, 'wait', id, '--timeout', '1'], {
       env: { AVATAR_VIDEO_API_KEY: slow.apiKey },
     });
@@ -365,23 +365,20 @@ describe('a job that exists is never stranded', () => {
       json(res, 200, rawVideo('vid_answered'));
     });
     const output = join(work, 'answered-late.mp4');
-    try {
-      const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output], {
-        env: { AVATAR_VIDEO_BASE_URL: server.url },
-        interruptWhen: (stderr) => {
-          if (!stderr.includes('upload: 100%')) return false;
-          setImmediate(pressed); // the answer leaves after the abort
-          return true;
-        },
-      });
-      expect(result.code).toBe(130);
-      expect(result.json().error).toMatchObject({ videoId: 'vid_answered' });
-      expect(result.stderr).toContain('video vid_answered keeps running on the service');
-      expect(result.stderr).toContain(`avatar-video wait vid_answered && avatar-video download vid_answered -o ${output}`);
-      expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1); // never sent twice
-    } finally {
-      await server.close();
-    }
+    closers.push(() => server.close());
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output], {
+      env: { AVATAR_VIDEO_BASE_URL: server.url },
+      interruptWhen: (stderr) => {
+        if (!stderr.includes('upload: 100%')) return false;
+        setImmediate(pressed); // the answer leaves after the abort
+        return true;
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(result.json().error).toMatchObject({ videoId: 'vid_answered' });
+    expect(result.stderr).toContain('video vid_answered keeps running on the service');
+    expect(result.stderr).toContain(`avatar-video wait vid_answered && avatar-video download vid_answered -o ${output}`);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1); // never sent twice
   });
 
   it('an unknown id gets no advice to go on', async () => {

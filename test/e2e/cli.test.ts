@@ -70,8 +70,8 @@ describe('exit codes', () => {
 describe('Ctrl-C', () => {
   it('stops a wait at once and exits 130', async () => {
     const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+    closers.push(() => client.close());
     const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
-    await client.close();
     mock.setVideo(id, { status: 'PROCESSING', progress: 42 }); // never finishes
     const result = await run(['wait', id], { interruptWhen: 'render: 42%' });
     expect(result.code).toBe(130);

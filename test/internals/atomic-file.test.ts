@@ -9,18 +9,20 @@ import { writeFileAtomic } from '../../src/internal/atomic-file.js';
 import { LedgerWriter } from '../../src/lib/batch/ledger.js';
 import { type LongManifest, ManifestWriter } from '../../src/lib/long/manifest.js';
 import { fakeMp4 } from '../helpers/fake-mp4.js';
+import { useCleanup } from '../helpers/fixture.js';
 
 const OLD = 'the file that was here before';
 const BODY = fakeMp4(3 << 20);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+const closers = useCleanup();
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-atomic-'));
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** Make every write look slow, as on a slow disk: the file switches to async writes after the third. */

@@ -1,24 +1,24 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { APIUserAbortError, JoinError } from '../../src/errors.js';
 import { joinVideos } from '../../src/lib/long/join-videos.js';
 import { joinedTags, SEGMENTS_TAG } from '../../src/lib/long/provenance.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from '../../src/testing/fixtures.generated.js';
 import { PROVENANCE_KEY, provenanceValue, renderOutput } from '../../src/testing/render-output.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { loadMediabunny, summarizeMp4, topLevelBoxes } from '../helpers/mp4.js';
 
 const OTHER = join(import.meta.dirname, '../fixtures/long/other-320x180-44k.mp4'); // 320x180, AAC 44.1 kHz stereo
 /** Well under one tick of either track's timescale error (1/57600 s video, 1/48000 s audio). */
 const TICK = 1e-4;
 
+const closers = useCleanup();
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'join-videos-test-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
 
 /** Mock service outputs of these durations, written to files named after their job ids. */

@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MediaValidationError } from '../../src/errors.js';
 import { probeMedia } from '../../src/lib/media/probe.js';
 import type { MediaInfo } from '../../src/lib/media/types.js';
 import { toFile } from '../../src/uploads.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { writeHighBitrateVbrMp3, writeLongWav, writePaddedMp4, writeRepeatedMp3 } from '../support/large-media.js';
+
+const closers = useCleanup();
 
 const DIR = join(import.meta.dirname, '../fixtures/media');
 const fixture = (name: string) => join(DIR, name);
@@ -185,9 +188,7 @@ describe('reads only headers', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'probe-test-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
+    closers.push(() => rm(dir, { recursive: true, force: true }));
   });
 
   async function probeCounting(path: string) {

@@ -3,11 +3,12 @@ import { openAsBlob } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { APIUserAbortError, MediaValidationError } from '../../src/errors.js';
 import { type AudioSegment, type SplitAudioResult, splitAudio } from '../../src/lib/long/split-audio.js';
 import { parseMpegHeader } from '../../src/lib/media/mpeg-header.js';
 import { probeMedia } from '../../src/lib/media/probe.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { type SpeechLayout, speechLayout, speechSamples, wavHeader, writeSpeechWav } from '../helpers/speech.js';
 
 const LONG = join(import.meta.dirname, '../fixtures/long');
@@ -17,12 +18,11 @@ const LAME_DELAY_SECONDS = 1105 / RATE;
 /** One MPEG-2.5 Layer III frame at 8 kHz. */
 const MP3_FRAME_SECONDS = 576 / RATE;
 
+const closers = useCleanup();
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'split-audio-test-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
 
 const out = (name: string) => join(dir, name);

@@ -1,17 +1,17 @@
 import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { joinVideos, splitAudio } from '../../src/index.js';
 import { type LongManifest, ManifestWriter } from '../../src/lib/long/manifest.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { wav } from '../helpers/media.js';
 
+const closers = useCleanup();
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-stale-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
 
 /** A temp file name of ours for `name`, as the process `pid` would make it. */

@@ -9,24 +9,22 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AvatarVideo, RateLimitError } from '../../src/index.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../../src/testing/index.js';
 import { explainMissingMsw, MSW_MISSING } from '../../src/testing/msw.js';
 import { checkNoise, noisyProgress } from '../../src/testing/progress.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { writeHideMsw } from '../helpers/hide-msw.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const AUDIO = join(root, 'examples/media/speech.wav');
 const IMAGE = join(root, 'examples/media/portrait.png');
 
-let server: MockServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const closers = useCleanup();
 async function start(options: MockServerOptions = {}): Promise<MockServer> {
-  server = await startMockServer(options);
+  const server = await startMockServer(options);
+  closers.push(server.close);
   return server;
 }
 const get = (s: MockServer, path: string, key = s.apiKey) => fetch(`${s.baseURL}${path}`, { headers: { 'x-api-key': key } });
@@ -87,41 +85,32 @@ describe('poll hint', () => {
       logLevel: 'info',
       logger: { debug() {}, info: (line: string) => logged.push(line), warn() {}, error() {} },
     });
-    try {
-      s.failNext({ path: '/v1/videos' }, { status: 503 });
-      await client.videos.list();
-      expect(logged).toEqual([expect.stringMatching(/^\[avatar-video\] retrying in 50 ms after 503/)]);
-    } finally {
-      await client.close();
-    }
+    closers.push(() => client.close());
+    s.failNext({ path: '/v1/videos' }, { status: 503 });
+    await client.videos.list();
+    expect(logged).toEqual([expect.stringMatching(/^\[avatar-video\] retrying in 50 ms after 503/)]);
   });
 
   // A hint shorter than pollInterval wins: with the 2 s default alone, the second poll would find the job done.
   it('an SDK wait with default options polls at the mock hint, not every 2 s', async () => {
     const s = await start({ processingMs: 600 });
     const client = new AvatarVideo({ apiKey: s.apiKey, baseURL: s.baseURL, logLevel: 'off' });
-    try {
-      const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
-      const video = await client.videos.waitForCompletion(id);
-      expect(video.status).toBe('COMPLETE');
-      const polls = s.requests.filter((r) => r.method === 'GET' && r.path === `/v1/videos/${video.id}`);
-      expect(polls.length).toBeGreaterThanOrEqual(3);
-    } finally {
-      await client.close();
-    }
+    closers.push(() => client.close());
+    const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
+    const video = await client.videos.waitForCompletion(id);
+    expect(video.status).toBe('COMPLETE');
+    const polls = s.requests.filter((r) => r.method === 'GET' && r.path === `/v1/videos/${video.id}`);
+    expect(polls.length).toBeGreaterThanOrEqual(3);
   });
 
   // The create answer's hint sets the first sleep too: without it that sleep is 2 s and one poll finds it done.
   it('createAndWait with default options follows the hint sent with the create answer', async () => {
     const s = await start({ processingMs: 600 });
     const client = new AvatarVideo({ apiKey: s.apiKey, baseURL: s.baseURL, logLevel: 'off' });
-    try {
-      const video = await client.videos.createAndWait({ audio_reference: AUDIO, image_reference: IMAGE });
-      const polls = s.requests.filter((r) => r.method === 'GET' && r.path === `/v1/videos/${video.id}`);
-      expect(polls.length).toBeGreaterThanOrEqual(3);
-    } finally {
-      await client.close();
-    }
+    closers.push(() => client.close());
+    const video = await client.videos.createAndWait({ audio_reference: AUDIO, image_reference: IMAGE });
+    const polls = s.requests.filter((r) => r.method === 'GET' && r.path === `/v1/videos/${video.id}`);
+    expect(polls.length).toBeGreaterThanOrEqual(3);
   });
 });
 
@@ -221,28 +210,25 @@ describe('recorded requests and reset', () => {
 describe('without msw', () => {
   it('a missing msw, as require, import() and Jest report it, becomes MSW_MISSING; a broken msw keeps its error', async () => {
     const bare = await mkdtemp(join(tmpdir(), 'no-msw-'));
-    try {
-      // Under node_modules, so that vitest leaves the import to Node (its own resolver would find the repository's msw).
-      const probe = join(bare, 'node_modules', 'probe.mjs');
-      await mkdir(dirname(probe));
-      await writeFile(probe, "import 'msw';");
-      const required = await Promise.resolve()
-        .then(() => createRequire(join(bare, 'index.js'))('msw'))
-        .catch((e: unknown) => e);
-      const imported = await import(pathToFileURL(probe).href).catch((e: unknown) => e);
-      const jest = Object.assign(new Error("Cannot find module 'msw' from 'test/app.test.cjs'"), { code: 'MODULE_NOT_FOUND' });
-      for (const error of [required, imported, jest]) {
-        expect(explainMissingMsw(error)).toEqual(new Error(MSW_MISSING));
-        expect((explainMissingMsw(error) as Error).cause).toBe(error);
-      }
-      const broken = Object.assign(new Error("Cannot find package 'rettime' imported from /x/msw/lib/core/index.mjs"), {
-        code: 'ERR_MODULE_NOT_FOUND',
-      });
-      expect(explainMissingMsw(broken)).toBe(broken);
-      expect(MSW_MISSING).toBe('avatar-video/testing needs msw: npm install -D msw');
-    } finally {
-      await rm(bare, { recursive: true, force: true });
+    closers.push(() => rm(bare, { recursive: true, force: true }));
+    // Under node_modules, so that vitest leaves the import to Node (its own resolver would find the repository's msw).
+    const probe = join(bare, 'node_modules', 'probe.mjs');
+    await mkdir(dirname(probe));
+    await writeFile(probe, "import 'msw';");
+    const required = await Promise.resolve()
+      .then(() => createRequire(join(bare, 'index.js'))('msw'))
+      .catch((e: unknown) => e);
+    const imported = await import(pathToFileURL(probe).href).catch((e: unknown) => e);
+    const jest = Object.assign(new Error("Cannot find module 'msw' from 'test/app.test.cjs'"), { code: 'MODULE_NOT_FOUND' });
+    for (const error of [required, imported, jest]) {
+      expect(explainMissingMsw(error)).toEqual(new Error(MSW_MISSING));
+      expect((explainMissingMsw(error) as Error).cause).toBe(error);
     }
+    const broken = Object.assign(new Error("Cannot find package 'rettime' imported from /x/msw/lib/core/index.mjs"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
+    expect(explainMissingMsw(broken)).toBe(broken);
+    expect(MSW_MISSING).toBe('avatar-video/testing needs msw: npm install -D msw');
   });
 
   it('avatar-video/testing imports without msw; startMockServer() then says what to install', async () => {
@@ -251,12 +237,9 @@ describe('without msw', () => {
     const script = `import('./src/testing/index.ts')
       .then(({ startMockServer }) => { console.log('imported'); return startMockServer(); })
       .then((server) => { console.log('started'); return server.close(); }, (error) => console.log(error.message));`;
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, ['--require', hide, '--import', 'tsx', '-e', script], { cwd: root });
-      expect(stdout.trim().split('\n')).toEqual(['imported', MSW_MISSING]);
-    } finally {
-      await rm(folder, { recursive: true, force: true });
-    }
+    closers.push(() => rm(folder, { recursive: true, force: true }));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--require', hide, '--import', 'tsx', '-e', script], { cwd: root });
+    expect(stdout.trim().split('\n')).toEqual(['imported', MSW_MISSING]);
   }, 30_000);
 });
 
@@ -266,20 +249,17 @@ describe('limits for testing batch code', () => {
   it('concurrencyLimit: a create beyond it answers 429 with the time until a job ends, then is accepted', async () => {
     const s = await start({ clock: 'manual', processingMs: 4_000, concurrencyLimit: 2 });
     const client = new AvatarVideo({ apiKey: s.apiKey, baseURL: s.baseURL, logLevel: 'off', maxRetries: 0 });
-    try {
-      await client.videos.create(params);
-      s.advance(1_000);
-      await client.videos.create(params);
-      const refused = await client.videos.create(params).catch((e: unknown) => e);
-      expect(refused).toBeInstanceOf(RateLimitError);
-      expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded', retryAfter: 3_000 });
-      expect(s.throttledCreates).toBe(1);
-      s.advance(3_000); // the first job has ended: its place is free
-      await expect(client.videos.create(params)).resolves.toMatchObject({ status: 'PROCESSING' });
-      expect(s.creates).toBe(3);
-    } finally {
-      await client.close();
-    }
+    closers.push(() => client.close());
+    await client.videos.create(params);
+    s.advance(1_000);
+    await client.videos.create(params);
+    const refused = await client.videos.create(params).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded', retryAfter: 3_000 });
+    expect(s.throttledCreates).toBe(1);
+    s.advance(3_000); // the first job has ended: its place is free
+    await expect(client.videos.create(params)).resolves.toMatchObject({ status: 'PROCESSING' });
+    expect(s.creates).toBe(3);
   });
 
   it('rateLimitFailureRate: that share of jobs ends FAILED with rate_limit_exceeded, the same ones for the same seed', async () => {
@@ -289,7 +269,6 @@ describe('limits for testing batch code', () => {
       s.advance(100);
       const ended = ids.map((id) => s.getVideo(id)).map((v) => (v?.status === 'FAILED' ? v.error?.code : v?.status));
       await s.close();
-      server = undefined;
       return ended;
     };
     const first = await outcomes(11);

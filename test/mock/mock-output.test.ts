@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { PROVENANCE_KEY, provenanceValue } from '../../src/testing/render-output.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { wav } from '../helpers/media.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
 
@@ -9,15 +10,19 @@ const PNG_PORTRAIT = new Uint8Array(readFileSync(new URL('../fixtures/mock/portr
 const JPEG_LANDSCAPE = new Uint8Array(readFileSync(new URL('../fixtures/mock/landscape.jpg', import.meta.url)));
 const MP3_2S = new Uint8Array(readFileSync(new URL('../fixtures/mock/tone-2s.mp3', import.meta.url)));
 
+const closers = useCleanup();
 let server: MockServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 /** Create a job with this audio, let it complete, and download its file the way a client would. */
 async function finishedVideo(audio: Uint8Array, image = JPEG_LANDSCAPE) {
-  server ??= await startMockServer({ clock: 'manual' });
+  if (!server) {
+    const started = await startMockServer({ clock: 'manual' });
+    server = started;
+    closers.push(() => {
+      server = undefined;
+      return started.close();
+    });
+  }
   const s = server;
   const body = new FormData();
   body.append('audio_reference', new Blob([audio as Uint8Array<ArrayBuffer>]), 'audio');

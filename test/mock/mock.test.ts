@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LANDSCAPE_MP4, type MockServer, type MockServerOptions, PORTRAIT_MP4, startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { wav } from '../helpers/media.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
 
@@ -23,14 +24,16 @@ function form(parts: Parts): FormData {
   return body;
 }
 
+const closers = useCleanup();
 let server: MockServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 async function start(options: MockServerOptions = {}): Promise<MockServer> {
-  server = await startMockServer(options);
-  return server;
+  const started = await startMockServer(options);
+  server = started;
+  closers.push(() => {
+    server = undefined;
+    return started.close();
+  });
+  return started;
 }
 function mock(): MockServer {
   if (!server) throw new Error('start() first');

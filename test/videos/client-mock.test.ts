@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   APIError,
   AuthenticationError,
@@ -14,17 +14,16 @@ import {
   UnprocessableEntityError,
 } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, readMockFixture, wav } from '../helpers/media.js';
 
+const closers = useCleanup();
 let mock: MockServer;
 let client: AvatarVideo;
 beforeEach(async () => {
   mock = await startMockServer({ clock: 'manual', processingMs: 1000 });
   client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off', maxRetryDelay: 50 });
-});
-afterEach(async () => {
-  await client.close();
-  await mock.close();
+  closers.push(mock.close, () => client.close());
 });
 
 const image = () => mockFixture('portrait.png');
@@ -113,20 +112,19 @@ describe('every error class from a real response', () => {
 
   it('401 AuthenticationError for a wrong key', async () => {
     const wrong = new AvatarVideo({ apiKey: 'wrong-key-000', baseURL: mock.baseURL, logLevel: 'off' });
+    closers.push(() => wrong.close());
     const error = await wrong.videos.retrieve('vid_x').catch((e) => e);
-    await wrong.close();
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.code).toBe('invalid_api_key');
   });
 
   it('403 PermissionDeniedError naming the gated preview', async () => {
-    await mock.close();
-    mock = await startMockServer({ previewAccess: false });
-    const gated = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+    const preview = await startMockServer({ previewAccess: false });
+    const gated = new AvatarVideo({ apiKey: preview.apiKey, baseURL: preview.baseURL, logLevel: 'off' });
+    closers.push(preview.close, () => gated.close());
     const error = await gated.videos
       .create({ audio_reference: wav(2), video_reference: mockFixture('ref-portrait-12s.mp4') })
       .catch((e) => e);
-    await gated.close();
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(error.message).toMatch(/gated preview/);
   });
@@ -151,8 +149,8 @@ describe('every error class from a real response', () => {
   // The mock's limit is its own (src/testing/rules.ts), not the client's: raising the client's passes local validation only.
   it('422 from the mock for 90 s of audio that a client with limits.maxAudioSeconds 180 validated', async () => {
     const wide = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off', limits: { maxAudioSeconds: 180 } });
+    closers.push(() => wide.close());
     const error = await wide.videos.create({ audio_reference: wav(90), image_reference: image() }).catch((e) => e);
-    await wide.close();
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.code).toBe('duration_out_of_range');
     expect(mock.requests.filter((r) => r.method === 'POST')).toHaveLength(1); // sent: the SDK's own check let it through

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import AvatarVideoDefault, { AvatarVideo, AvatarVideoError, VERSION } from '../../src/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
+const closers = useCleanup();
 afterEach(() => {
   vi.unstubAllEnvs();
 });
@@ -32,13 +34,12 @@ describe('construction', () => {
     vi.stubEnv('AVATAR_VIDEO_API_KEY', 'env-key-123456');
     vi.stubEnv('AVATAR_VIDEO_BASE_URL', api.url);
     const client = new AvatarVideo({ logLevel: 'off' });
-    try {
-      await client.videos.retrieve('vid_1');
-      expect(api.requests[0]?.headers['x-api-key']).toBe('env-key-123456');
-    } finally {
-      await client.close();
-      await api.close();
-    }
+    closers.push(
+      () => client.close(),
+      () => api.close(),
+    );
+    await client.videos.retrieve('vid_1');
+    expect(api.requests[0]?.headers['x-api-key']).toBe('env-key-123456');
   });
 
   it('publishes no member that returns the key or the transport', () => {

@@ -24,10 +24,10 @@ let dir: string;
 const closers = useCleanup();
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-disk-'));
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
-afterEach(async () => {
+afterEach(() => {
   disk.full = false;
-  await rm(dir, { recursive: true, force: true });
 });
 
 it('wraps a full disk in an AvatarVideoError with the system error as cause, leaving nothing behind', async () => {

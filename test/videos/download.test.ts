@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:f
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   APIConnectionError,
   APIUserAbortError,
@@ -28,9 +28,7 @@ let dir: string;
 const closers = useCleanup();
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-download-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
 
 const leftovers = async () => (await readdir(dir)).filter((name) => name.endsWith('.part'));

@@ -4,23 +4,19 @@
  * (default 20), no has_more and no cursor. Served from real loopback sockets.
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AvatarVideo, InvalidArgumentError, ResponseValidationError, type Video } from '../../src/index.js';
 import { startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
 type Server = Awaited<ReturnType<typeof rawServer>>;
-let server: Server | undefined;
-let client: AvatarVideo | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = server = undefined;
-});
+const closers = useCleanup();
 
 async function connect(handler: Parameters<typeof rawServer>[0]): Promise<{ client: AvatarVideo; server: Server }> {
-  server = await rawServer(handler);
-  client = new AvatarVideo({ apiKey: 'key-list-1', baseURL: server.url, logLevel: 'off' });
+  const server = await rawServer(handler);
+  const client = new AvatarVideo({ apiKey: 'key-list-1', baseURL: server.url, logLevel: 'off' });
+  closers.push(() => client.close(), server.close);
   return { client, server };
 }
 
@@ -172,16 +168,15 @@ describe('the msw mock (avatar-video/testing)', () => {
   it('lists more than 20 videos, newest first or oldest first', async () => {
     const mock = await startMockServer();
     const mockClient = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
-    try {
-      const fields = { model: 'service-avatar-x', generation_mode: 'image_to_video', aspect_ratio: '16:9' } as const;
-      const created = Array.from({ length: 45 }, () => mock.state.createVideo(fields).id);
-      expect(await collect(mockClient.videos.list())).toEqual([...created].reverse());
-      expect(await collect(mockClient.videos.list({ order: 'asc', after: created[4], limit: 10 }))).toEqual(created.slice(5));
-      const lists = mock.requests.filter((r) => r.method === 'GET' && r.path === '/v1/videos');
-      expect(lists.map((r) => r.status)).toEqual(Array(3 + 5).fill(200));
-    } finally {
-      await mockClient.close();
-      await mock.close();
-    }
+    closers.push(
+      () => mockClient.close(),
+      () => mock.close(),
+    );
+    const fields = { model: 'service-avatar-x', generation_mode: 'image_to_video', aspect_ratio: '16:9' } as const;
+    const created = Array.from({ length: 45 }, () => mock.state.createVideo(fields).id);
+    expect(await collect(mockClient.videos.list())).toEqual([...created].reverse());
+    expect(await collect(mockClient.videos.list({ order: 'asc', after: created[4], limit: 10 }))).toEqual(created.slice(5));
+    const lists = mock.requests.filter((r) => r.method === 'GET' && r.path === '/v1/videos');
+    expect(lists.map((r) => r.status)).toEqual(Array(3 + 5).fill(200));
   });
 });

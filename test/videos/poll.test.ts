@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AvatarVideo, InvalidArgumentError, type PollState, type WaitOptions } from '../../src/index.js';
 import { WAIT_CLOCK, type WaitClock } from '../../src/lib/wait.js';
 import { startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { virtualClock } from '../helpers/virtual-clock.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 /** A job's progress at `elapsed` ms, forced on the mock; undefined leaves the mock's own (linear) progress. */
 type Timing = (elapsed: number) => number | null | undefined;

@@ -1,18 +1,18 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AvatarVideo, AvatarVideoError, OutputPathError, probeMedia, UploadInputError } from '../../src/index.js';
 import { readManifest } from '../../src/lib/long/manifest.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, wav } from '../helpers/media.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
+const closers = useCleanup();
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-errors-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
 
 describe('every error the SDK throws extends AvatarVideoError', () => {
@@ -33,15 +33,14 @@ describe('every error the SDK throws extends AvatarVideoError', () => {
   it('an id that would walk to another endpoint, before any request', async () => {
     const server = await rawServer((_req, res) => json(res, 200, video()));
     const client = new AvatarVideo({ apiKey: 'key-errors-1', baseURL: server.url, logLevel: 'off' });
-    try {
-      const error = await client.videos.retrieve('..').catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(AvatarVideoError);
-      expect(error).not.toBeInstanceOf(TypeError);
-      expect(server.requests).toHaveLength(0);
-    } finally {
-      await client.close();
-      await server.close();
-    }
+    closers.push(
+      () => client.close(),
+      () => server.close(),
+    );
+    const error = await client.videos.retrieve('..').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AvatarVideoError);
+    expect(error).not.toBeInstanceOf(TypeError);
+    expect(server.requests).toHaveLength(0);
   });
 
   it('a corrupt generateLong manifest names its file and how to go on', async () => {
@@ -66,23 +65,22 @@ describe('a file system failure is an AvatarVideoError naming what it was making
   it('generateLong whose work folder cannot be made, before any request', async () => {
     const server = await rawServer((_req, res) => json(res, 200, video()));
     const client = new AvatarVideo({ apiKey: 'key-errors-2', baseURL: server.url, logLevel: 'off' });
-    try {
-      const audio = join(dir, 'long.wav');
-      await writeFile(audio, wav(75));
-      await writeFile(join(dir, 'a-file'), 'not a folder');
-      const workDir = join(dir, 'a-file', 'parts');
-      const error = await client.videos
-        .generateLong({ audio_reference: audio, image_reference: mockFixture('portrait.png') }, { output: join(dir, 'long.mp4'), workDir })
-        .catch((e: unknown) => e);
-      // The typed destination error, checked before any job: an AvatarVideoError like every other.
-      expect(error).toBeInstanceOf(OutputPathError);
-      expect(error).toBeInstanceOf(AvatarVideoError);
-      expect((error as Error).message).toContain(workDir);
-      expect((error as Error).cause).toMatchObject({ code: 'ENOTDIR' });
-      expect(server.requests).toHaveLength(0);
-    } finally {
-      await client.close();
-      await server.close();
-    }
+    closers.push(
+      () => client.close(),
+      () => server.close(),
+    );
+    const audio = join(dir, 'long.wav');
+    await writeFile(audio, wav(75));
+    await writeFile(join(dir, 'a-file'), 'not a folder');
+    const workDir = join(dir, 'a-file', 'parts');
+    const error = await client.videos
+      .generateLong({ audio_reference: audio, image_reference: mockFixture('portrait.png') }, { output: join(dir, 'long.mp4'), workDir })
+      .catch((e: unknown) => e);
+    // The typed destination error, checked before any job: an AvatarVideoError like every other.
+    expect(error).toBeInstanceOf(OutputPathError);
+    expect(error).toBeInstanceOf(AvatarVideoError);
+    expect((error as Error).message).toContain(workDir);
+    expect((error as Error).cause).toMatchObject({ code: 'ENOTDIR' });
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -103,8 +103,8 @@ describe('retries', () => {
     const lines: string[] = [];
     const logger = { debug: () => {}, info: (m: string) => lines.push(m), warn: () => {}, error: () => {} };
     const refused = new AvatarVideo({ apiKey: KEY, baseURL: `http://127.0.0.1:${port}`, logger, logLevel: 'info', maxRetryDelay: 5 });
+    closers.push(() => refused.close());
     const error = await refused.videos.create(createParams, { validate: false, maxRetries: 1 }).catch((e) => e);
-    await refused.close();
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).cause).toBeDefined();
     expect(lines.filter((line) => line.includes('retrying'))).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   APIConnectionError,
   APIUserAbortError,
@@ -16,6 +16,7 @@ import {
 import { hintedDelay, pollHint } from '../../src/lib/poll-schedule.js';
 import { WAIT_CLOCK, type WaitClock, type WaitOptions } from '../../src/lib/wait.js';
 import { type MockServerOptions, startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 import { virtualClock } from '../helpers/virtual-clock.js';
 
@@ -23,10 +24,7 @@ const FAST = { pollInterval: 10, maxPollInterval: 40 };
 const IMAGE = new URL('../fixtures/mock/landscape.jpg', import.meta.url);
 const AUDIO = new URL('../fixtures/mock/tone-2s.mp3', import.meta.url);
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 async function mock(options: MockServerOptions = {}) {
   const server = await startMockServer({ clock: 'manual', ...options });

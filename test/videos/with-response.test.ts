@@ -1,15 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type APIPromise, type APIResponse, AvatarVideo, NotFoundError, type Video } from '../../src/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
 
 const KEY = 'sk-with-response-secret-42';
 const MP4 = Buffer.from('....ftypisom a few bytes of video');
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const closers = useCleanup();
 
 /** Headers every answer carries: its request id, a cookie, and a header that echoes the key. */
 const traced = (id: string) => ({ 'x-request-id': id, 'set-cookie': 'session=abc', 'x-echo': `you sent ${KEY}` });
