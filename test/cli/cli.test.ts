@@ -100,10 +100,11 @@ describe('validate', () => {
 
 describe('generate', () => {
   it('uploads, waits and saves a real MP4, with plain progress lines off a terminal', async () => {
-    // A job long enough to be seen PROCESSING at several tenths of the way, even when the CLI, the mock and other
-    // test files share a busy machine: the estimate needs progress seen moving.
-    const steady = await startMockServer({ processingMs: 1_500 });
-    closers.push(steady.close);
+    // A job of 1.5 s on the mock's clock, seen PROCESSING at several tenths of the way even on a busy machine (the
+    // estimate needs progress seen moving), run five times faster than real time: its clock moves 50 ms every 10 ms.
+    const steady = await startMockServer({ clock: 'manual', processingMs: 1_500 });
+    const ticking = setInterval(() => steady.advance(50), 10);
+    closers.push(steady.close, () => clearInterval(ticking));
     const output = join(work, 'generated.mp4');
     const result = await run(['generate', '--audio', AUDIO, '--image', IMAGE, '-o', output], {
       env: { AVATAR_VIDEO_API_KEY: steady.apiKey, AVATAR_VIDEO_BASE_URL: steady.baseURL },
@@ -255,14 +256,14 @@ describe('a job that exists is never stranded', () => {
 
   it('generate --timeout says seconds, that the job keeps running, and the command to go on', async () => {
     const output = join(work, 'late.mp4');
-    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output, '--timeout', '1'], {
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output, '--timeout', '0.3'], {
       env: slowEnv(),
     });
     expect(result.code).toBe(1);
     const { error } = result.json();
     expect(error.videoId).toMatch(/^vid_\w+$/);
     expect(slow.getVideo(error.videoId)?.status).toBe('PROCESSING');
-    expect(error.message).toMatch(/did not finish within 1 s .*the job keeps running/);
+    expect(error.message).toMatch(/did not finish within 0\.3 s .*the job keeps running/);
     const resume = `avatar-video wait ${error.videoId} && avatar-video download ${error.videoId} -o ${output}`;
     expect(error.resume).toBe(resume);
     expect(result.stderr).toContain(`video ${error.videoId} keeps running on the service`);
@@ -338,7 +339,7 @@ describe('a job that exists is never stranded', () => {
     const client = new AvatarVideo({ apiKey: slow.apiKey, baseURL: slow.baseURL, logLevel: 'off' });
     closers.push(() => client.close());
     const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
-    const result = await run(['--json', '--base-url', slow.baseURL, 'wait', id, '--timeout', '1'], {
+    const result = await run(['--json', '--base-url', slow.baseURL, 'wait', id, '--timeout', '0.3'], {
       env: { AVATAR_VIDEO_API_KEY: slow.apiKey },
     });
     expect(result.code).toBe(1);
@@ -347,7 +348,7 @@ describe('a job that exists is never stranded', () => {
       videoId: id,
       resume: `avatar-video --base-url ${slow.baseURL} wait ${id}`,
     });
-    expect(result.stderr).toMatch(/did not finish within 1 s/);
+    expect(result.stderr).toMatch(/did not finish within 0\.3 s/);
     expect(result.stderr).not.toMatch(/\d ms/);
   });
 

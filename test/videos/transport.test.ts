@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -29,25 +29,31 @@ const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const createParams = { audio_reference: new Uint8Array([1, 2, 3]), image_reference: png };
 
 describe('retries', () => {
-  it('retries a GET after 429 with Retry-After in seconds', async () => {
-    const started = Date.now();
+  it('retries a GET after 429 with Retry-After in seconds, waiting that long', async () => {
     const { server, client } = await setup((_req, res, i) =>
       i === 0
-        ? json(res, 429, { error: { code: 'rate_limit_exceeded', message: 'slow' } }, { 'retry-after': '1' })
+        ? json(res, 429, { error: { code: 'rate_limit_exceeded', message: 'slow' } }, { 'retry-after': '0.3' })
         : json(res, 200, video()),
     );
+    const started = performance.now();
     await expect(client.videos.retrieve('vid_1')).resolves.toMatchObject({ id: 'vid_1' });
     expect(server.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
   });
 
-  it('retries after 429 with Retry-After as an HTTP-date', async () => {
-    const when = new Date(Date.now() + 1500).toUTCString();
+  it('retries after 429 with Retry-After as an HTTP-date, waiting until that date', async () => {
+    // An HTTP-date has whole seconds: the clock (Date only; timers stay real) is set 0.3 s before one.
+    const date = (Math.ceil(Date.now() / 1000) + 1) * 1000;
+    vi.useFakeTimers({ toFake: ['Date'], now: date - 300 });
+    closers.push(() => vi.useRealTimers());
+    const when = new Date(date).toUTCString();
     const { server, client } = await setup((_req, res, i) =>
       i === 0 ? json(res, 429, { message: 'slow' }, { 'retry-after': when }) : json(res, 200, video()),
     );
+    const started = performance.now();
     await client.videos.retrieve('vid_1');
     expect(server.requests).toHaveLength(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
   });
 
   it('fails fast with retryAfter set when the hint exceeds maxRetryDelay', async () => {
