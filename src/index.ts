@@ -27,7 +27,6 @@ export {
   OutputPathError,
   type OutputPathProblem,
   PermissionDeniedError,
-  QueueRateLimitError,
   RateLimitError,
   ResponseTooLargeError,
   ResponseValidationError,
@@ -55,12 +54,7 @@ export type { VideoContent } from './lib/content.js';
 export type { DownloadOptions, DownloadProgress, DownloadResult } from './lib/download.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';
 export type { GenerateLongOptions, GenerateLongResult, LongProgress } from './lib/long/generate-long.js';
-export { type JoinVideosOptions, type JoinVideosResult, joinVideos } from './lib/long/join-videos.js';
-export { type AudioSegment, type SplitAudioOptions, type SplitAudioResult, splitAudio } from './lib/long/split-audio.js';
 export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams } from './lib/media/prepare.js';
-export { type ProbeOptions, probeMedia } from './lib/media/probe.js';
-export type { MediaFormat, MediaInfo } from './lib/media/types.js';
-export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
 export type { PollOptions, PollResult, PollState } from './lib/poll.js';
 export type { WaitOptions, WaitProgress } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';

@@ -2,8 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AvatarVideo, AvatarVideoError, OutputPathError, probeMedia, UploadInputError } from '../src/index.js';
+import { AvatarVideo, AvatarVideoError, OutputPathError, UploadInputError } from '../src/index.js';
 import { readManifest } from '../src/lib/long/manifest.js';
+import { probeMedia } from '../src/media/index.js';
 import { mockFixture, wav } from './helpers/media.js';
 import { json, rawServer, video } from './helpers/raw-server.js';
 

@@ -1,15 +1,7 @@
 import { stat } from 'node:fs/promises';
-import {
-  LIMITS,
-  MediaValidationError,
-  type MediaValidationIssue,
-  OutputPathError,
-  probeMedia,
-  type ValidatedCreate,
-  type VideoCreateParams,
-  validateCreateParams,
-} from '../index.js';
+import { MediaValidationError, type MediaValidationIssue, OutputPathError, type VideoCreateParams } from '../index.js';
 import { checkOutputPath } from '../internal/output-path.js';
+import { LIMITS, probeMedia, type ValidatedCreate, validateCreateParams } from '../media/index.js';
 import { MEDIA_FLAGS, type MediaFlags, NAME_OF_FIELD } from './flags.js';
 import { fileProblem, type Problem, UsageError } from './usage-error.js';
 

@@ -2,9 +2,9 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { joinVideos, splitAudio } from '../../src/index.js';
 import { removeStaleTempFiles, tempPathFor } from '../../src/internal/atomic-file.js';
 import { type LongManifest, ManifestWriter } from '../../src/lib/long/manifest.js';
+import { joinVideos, splitAudio } from '../../src/media/index.js';
 import { wav } from '../helpers/media.js';
 
 let dir: string;

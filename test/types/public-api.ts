@@ -21,9 +21,9 @@ import {
   type VideoListParams,
   type VideoStatus,
   type VideoToVideoParams,
-  validateCreateParams,
   type WaitOptions,
 } from 'avatar-video';
+import { validateCreateParams } from 'avatar-video/media';
 
 declare const client: AvatarVideo;
 declare const video: Video;
