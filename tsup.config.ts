@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 import { VENDORED_MEDIABUNNY, vendorMediabunny } from './scripts/vendor.js';
 
@@ -13,6 +14,23 @@ const CLI_DEPENDENCIES = ['commander', 'cli-progress', 'csv-parse'];
 const vendoredMediabunny = (toOutDir: './' | '../'): Record<string, string> => ({
   __VENDORED_MEDIABUNNY__: JSON.stringify(`${toOutDir}${VENDORED_MEDIABUNNY.output}`),
 });
+
+/**
+ * The sources whose classes users compare or pass between entries: the error classes (`instanceof`) and `toFile`'s
+ * `NamedUpload`. An entry other than the main one takes them from the main entry, imported by its name and left
+ * external, rather than bundling a copy of its own.
+ */
+const SHARED_WITH_MAIN = new Set(['errors.ts', 'uploads.ts'].map((file) => resolve('src', file)));
+
+/** esbuild plugin: an import of a `SHARED_WITH_MAIN` source becomes an import of `avatar-video`, which exports its names. */
+const importSharedFromMain: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'import-shared-from-main',
+  setup(build) {
+    build.onResolve({ filter: /\/(errors|uploads)\.js$/ }, ({ path, resolveDir }) =>
+      SHARED_WITH_MAIN.has(resolve(resolveDir, path.replace(/\.js$/, '.ts'))) ? { path: 'avatar-video', external: true } : undefined,
+    );
+  },
+};
 
 /** The library's entries (ESM and CommonJS, with declarations): one config each, as each sits at its own depth. */
 const library: Options = {
@@ -48,6 +66,16 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
   // avatar-video/bullmq imports the main entry by its name, left external: one copy of the error classes and of the
   // client's types. bullmq itself, an optional peer, is imported for its types only.
   { ...library, entry: { 'bullmq/index': 'src/bullmq/index.ts' }, external: ['avatar-video'], clean: false },
+  // avatar-video/media bundles the helpers' code (the main entry has it too, for the client's own checks) but takes
+  // the error classes and toFile's class from the main entry, as avatar-video/bullmq does.
+  {
+    ...library,
+    entry: { 'media/index': 'src/media/index.ts' },
+    define: vendoredMediabunny('../'),
+    external: ['avatar-video'],
+    esbuildPlugins: [importSharedFromMain],
+    clean: false,
+  },
   // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.
   {
     entry: { cli: 'src/cli/index.ts' },

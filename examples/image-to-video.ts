@@ -5,7 +5,8 @@
  *
  *   npx tsx examples/image-to-video.ts
  */
-import AvatarVideo, { validateCreateParams } from 'avatar-video';
+import AvatarVideo from 'avatar-video';
+import { validateCreateParams } from 'avatar-video/media';
 import { startMockServer } from 'avatar-video/testing';
 
 const media = new URL('./media/', import.meta.url);

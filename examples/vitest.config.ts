@@ -11,6 +11,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^avatar-video\/testing$/, replacement: source('testing/index.ts') },
+      { find: /^avatar-video\/media$/, replacement: source('media/index.ts') },
       { find: /^avatar-video$/, replacement: source('index.ts') },
     ],
   },

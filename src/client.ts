@@ -1,13 +1,26 @@
 import type { Dispatcher } from 'undici';
-import { AvatarVideoError } from './errors.js';
+import {
+  type APIErrorDetail,
+  AvatarVideoError,
+  type BatchProblem,
+  type FailedSegment,
+  type MediaIssueCode,
+  type MediaValidationIssue,
+  type OutputPathProblem,
+} from './errors.js';
 import { checkOptions } from './internal/arguments.js';
 import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isLoopbackHost } from './internal/loopback.js';
 import type { RequestOptions } from './internal/request-options.js';
 import { Transport } from './internal/transport.js';
+import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
+import type { DownloadProgress } from './lib/download.js';
+import type { LongProgress } from './lib/long/generate-long.js';
 import { limiterOutcome } from './lib/make-job.js';
+import type { WaitProgress } from './lib/wait.js';
 import { Videos } from './resources/videos.js';
+import type { VideoError } from './schemas.js';
 import { VERSION } from './version.js';
 
 export type { JobConcurrency } from './internal/concurrency-limiter.js';
@@ -155,4 +168,27 @@ export class AvatarVideo {
   async close(): Promise<void> {
     await this.#transport.close();
   }
+}
+
+/**
+ * Types users meet inside a value they already hold (an error's details, a progress callback's argument, a part of a
+ * result or of an option) rather than build or pass whole: named as `AvatarVideo.MediaValidationIssue`, so the
+ * entry's own names stay the ones users import.
+ */
+export declare namespace AvatarVideo {
+  export type {
+    APIErrorDetail,
+    BatchItemError,
+    BatchProblem,
+    BatchProgress,
+    DownloadProgress,
+    FailedSegment,
+    LogLevel,
+    LongProgress,
+    MediaIssueCode,
+    MediaValidationIssue,
+    OutputPathProblem,
+    VideoError,
+    WaitProgress,
+  };
 }

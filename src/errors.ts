@@ -14,13 +14,8 @@
  * Any of them thrown after a job was created carries that job's `videoId`. None of them ever holds the API key:
  * request headers are never stored, response headers are redacted.
  */
+import { brandClasses, isInstance } from './internal/brand.js';
 import type { Video } from './schemas.js';
-
-/**
- * The key of each SDK error class's brand, its exported name, set on its prototype (see the end of this file).
- * `Symbol.for` gives every copy of the package in a process the same key.
- */
-const BRAND = Symbol.for('avatar-video.error');
 
 export class AvatarVideoError extends Error {
   override name = 'AvatarVideoError';
@@ -40,24 +35,6 @@ export class AvatarVideoError extends Error {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of `instanceof`, most often a subclass.
     return isInstance(this, value);
   }
-}
-
-type Branded = { [BRAND]: string };
-
-/** `value instanceof errorClass`: by prototype as usual, or for an SDK class, by the brand of another copy's class. */
-function isInstance(errorClass: typeof AvatarVideoError, value: unknown): boolean {
-  if (Function.prototype[Symbol.hasInstance].call(errorClass, value)) return true;
-  const prototype: unknown = errorClass?.prototype;
-  return Object.hasOwn(Object(prototype), BRAND) && hasBrand(value, (prototype as Branded)[BRAND]);
-}
-
-/** Whether a prototype in `value`'s chain carries `brand`. */
-function hasBrand(value: unknown, brand: string): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  for (let proto: unknown = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
-    if (Object.hasOwn(Object(proto), BRAND) && (proto as Branded)[BRAND] === brand) return true;
-  }
-  return false;
 }
 
 /**
@@ -446,27 +423,9 @@ export class JoinError extends AvatarVideoError {
   }
 }
 
-/**
- * Thrown by the processor of `avatar-video/bullmq` when a create was refused with 429, after it paused the queue
- * (`queue.rateLimit(delayMs)`). Its message is BullMQ's own rate-limit signal, `bullmq:rateLimitExceeded`: the
- * worker puts the job back to waiting without using one of its attempts (provided the Worker has a `limiter`, as
- * `workerDefaults` sets). No video job was created.
- */
-export class QueueRateLimitError extends AvatarVideoError {
-  override name = 'QueueRateLimitError';
-  /** How long the queue was paused, in ms: the 429's Retry-After, else the processor's `rateLimitDelay`. */
-  readonly delayMs: number;
-
-  constructor(delayMs: number) {
-    // BullMQ recognises a manual rate limit by this exact message (its RATE_LIMIT_ERROR).
-    super('bullmq:rateLimitExceeded');
-    this.delayMs = delayMs;
-  }
-}
-
-// Each class is branded with the name it is exported under (a property key, which no minifier renames). A class
-// added above and not here would be recognised only by identity: test/error-brand.test.ts checks that none is.
-for (const [name, errorClass] of Object.entries({
+// Each class is branded with the name it is exported under (internal/brand.ts). A class added above and not here
+// would be recognised only by identity: test/error-brand.test.ts checks that none is.
+brandClasses({
   AvatarVideoError,
   APIError,
   BadRequestError,
@@ -494,10 +453,7 @@ for (const [name, errorClass] of Object.entries({
   SegmentFailedError,
   DownloadIntegrityError,
   JoinError,
-  QueueRateLimitError,
-})) {
-  Object.defineProperty(errorClass.prototype, BRAND, { value: name });
-}
+});
 
 const classByStatus: Record<number, typeof APIError> = {
   400: BadRequestError,

@@ -7,27 +7,20 @@ export {
   APIConnectionError,
   APIConnectionTimeoutError,
   APIError,
-  type APIErrorDetail,
   APIUserAbortError,
   AuthenticationError,
   AvatarVideoError,
   BadRequestError,
   BatchInputError,
-  type BatchProblem,
   ConflictError,
   DownloadIntegrityError,
-  type FailedSegment,
   InternalServerError,
   InvalidArgumentError,
   JoinError,
-  type MediaIssueCode,
   MediaValidationError,
-  type MediaValidationIssue,
   NotFoundError,
   OutputPathError,
-  type OutputPathProblem,
   PermissionDeniedError,
-  QueueRateLimitError,
   RateLimitError,
   ResponseTooLargeError,
   ResponseValidationError,
@@ -42,29 +35,17 @@ export {
 // Classes users meet but never build (their constructors are private), exported as values: the bundled declarations
 // declare a class as one even when exported with `export type`, so a type-only export would compile, then crash.
 export { APIPromise, type APIResponse } from './internal/api-promise.js';
-export type { Logger, LogLevel } from './internal/logger.js';
-export type {
-  BatchItem,
-  BatchItemError,
-  BatchItemResult,
-  BatchProgress,
-  BatchSummary,
-  GenerateBatchOptions,
-} from './lib/batch/types.js';
+export type { Logger } from './internal/logger.js';
+export type { BatchItem, BatchItemResult, BatchSummary, GenerateBatchOptions } from './lib/batch/types.js';
 export type { VideoContent } from './lib/content.js';
-export type { DownloadOptions, DownloadProgress, DownloadResult } from './lib/download.js';
+export type { DownloadOptions, DownloadResult } from './lib/download.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';
-export type { GenerateLongOptions, GenerateLongResult, LongProgress } from './lib/long/generate-long.js';
-export { type JoinVideosOptions, type JoinVideosResult, joinVideos } from './lib/long/join-videos.js';
-export { type AudioSegment, type SplitAudioOptions, type SplitAudioResult, splitAudio } from './lib/long/split-audio.js';
+export type { GenerateLongOptions, GenerateLongResult } from './lib/long/generate-long.js';
 export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams } from './lib/media/prepare.js';
-export { type ProbeOptions, probeMedia } from './lib/media/probe.js';
-export type { MediaFormat, MediaInfo } from './lib/media/types.js';
-export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from './lib/media/validate.js';
 export type { PollOptions, PollResult, PollState } from './lib/poll.js';
-export type { WaitOptions, WaitProgress } from './lib/wait.js';
+export type { WaitOptions } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
 export { type ContentURLOptions, type CreateOptions, Videos } from './resources/videos.js';
-export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoError, type VideoModel, type VideoStatus } from './schemas.js';
+export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoModel, type VideoStatus } from './schemas.js';
 export { NamedUpload, toFile, type Uploadable } from './uploads.js';
 export { VERSION } from './version.js';

@@ -6,6 +6,7 @@
  *   await queue.addBulk(items.map(videoJob));
  *   new Worker(queue.name, createVideoProcessor(client, { outputDir, queue }), { ...workerDefaults, connection });
  */
+export { QueueRateLimitError } from './errors.js';
 export { type VideoJobData, type VideoJobItem, type VideoQueueJob, videoJob } from './job.js';
 export {
   createVideoProcessor,

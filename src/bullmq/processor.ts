@@ -4,13 +4,13 @@ import {
   type GenerateOptions,
   type GenerateResult,
   InvalidArgumentError,
-  QueueRateLimitError,
   type VideoCreateParams,
   VideoFailedError,
   type WaitOptions,
 } from 'avatar-video';
 import type { Job, Queue } from 'bullmq';
 import { keyProblem } from '../lib/batch/key.js';
+import { QueueRateLimitError } from './errors.js';
 import type { VideoJobData } from './job.js';
 
 /** What the processor uses of the client: `videos.generate`. An `AvatarVideo` is one. */

@@ -1,4 +1,5 @@
-import type { MediaInfo, Video } from '../index.js';
+import type { Video } from '../index.js';
+import type { MediaInfo } from '../media/index.js';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB'];
 

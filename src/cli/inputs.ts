@@ -1,15 +1,7 @@
 import { stat } from 'node:fs/promises';
-import {
-  LIMITS,
-  MediaValidationError,
-  type MediaValidationIssue,
-  OutputPathError,
-  probeMedia,
-  type ValidatedCreate,
-  type VideoCreateParams,
-  validateCreateParams,
-} from '../index.js';
+import { type AvatarVideo, MediaValidationError, OutputPathError, type VideoCreateParams } from '../index.js';
 import { checkOutputPath } from '../internal/output-path.js';
+import { LIMITS, probeMedia, type ValidatedCreate, validateCreateParams } from '../media/index.js';
 import { MEDIA_FLAGS, type MediaFlags, NAME_OF_FIELD } from './flags.js';
 import { fileProblem, type Problem, UsageError } from './usage-error.js';
 
@@ -82,7 +74,7 @@ function flagProblems(flags: MediaFlags): Problem[] {
   return problems;
 }
 
-function withLongAudioHint(issue: MediaValidationIssue): Problem {
+function withLongAudioHint(issue: AvatarVideo.MediaValidationIssue): Problem {
   if (issue.field !== 'audio_reference' || issue.code !== 'duration_out_of_range') return issue;
   return { ...issue, message: `${issue.message} (\`avatar-video generate\` makes longer videos in segments)` };
 }

@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
-import { AvatarVideoError, type BatchProblem } from '../index.js';
+import { type AvatarVideo, AvatarVideoError } from '../index.js';
 
 /**
  * One thing wrong with the command line or its inputs. `field` is the create parameter, when there is one. A problem
  * of a batch row has its `index` (and `key`): its message names the row and the column, so no flag goes before it.
  */
-export type Problem = Omit<BatchProblem, 'index' | 'key'> & Partial<Pick<BatchProblem, 'index' | 'key'>>;
+export type Problem = Omit<AvatarVideo.BatchProblem, 'index' | 'key'> & Partial<Pick<AvatarVideo.BatchProblem, 'index' | 'key'>>;
 
 /** The command cannot run as given (exit code 2). Carries every problem found, not just the first. */
 export class UsageError extends AvatarVideoError {

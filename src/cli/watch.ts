@@ -1,6 +1,6 @@
 import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
-import type { DownloadProgress, LongProgress, Video, VideoCreateParams, WaitProgress } from '../index.js';
+import type { AvatarVideo, Video, VideoCreateParams } from '../index.js';
 import { MEDIA_FLAGS } from './flags.js';
 import type { Session } from './session.js';
 
@@ -9,7 +9,7 @@ import type { Session } from './session.js';
 /** Follow a job's progress: tracked from the moment it exists (with the file it is for), so a failure can name it. */
 export const watchJob =
   (session: Session, output?: string) =>
-  (video: Video, { etaSeconds }: WaitProgress = {}): void => {
+  (video: Video, { etaSeconds }: AvatarVideo.WaitProgress = {}): void => {
     session.track(video, output);
     session.progress.update('render', video.progress ?? 0, 100, withEta(video.status, etaSeconds));
   };
@@ -24,7 +24,7 @@ function withEta(status: string, etaSeconds: number | undefined): string {
 
 export const downloadProgress =
   (session: Session) =>
-  ({ bytes, total }: DownloadProgress): void => {
+  ({ bytes, total }: AvatarVideo.DownloadProgress): void => {
     // `download` took the user's word that the job is COMPLETE: the file flowing confirms it.
     if (session.job && !session.job.status) session.track({ ...session.job, status: 'COMPLETE' });
     session.progress.update('download', bytes, total);
@@ -34,7 +34,7 @@ export const downloadProgress =
  * A long video's run (split at quiet points, segments side by side, joined): a line each time a segment changes
  * state, and the bar (or a line per tenth) for the whole.
  */
-export function longProgress(session: Session): (progress: LongProgress) => void {
+export function longProgress(session: Session): (progress: AvatarVideo.LongProgress) => void {
   const seen = new Map<number, string>();
   const rerun = { videoIds: [] as string[] };
   return ({ phase, fraction, segments }) => {

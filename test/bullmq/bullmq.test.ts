@@ -9,8 +9,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVideoProcessor, type VideoJobData, type VideoProcessorOptions, videoJob, workerDefaults } from '../../src/bullmq/index.js';
-import { AvatarVideo, AvatarVideoError, InvalidArgumentError, QueueRateLimitError, VideoFailedError } from '../../src/index.js';
+import {
+  createVideoProcessor,
+  QueueRateLimitError,
+  type VideoJobData,
+  type VideoProcessorOptions,
+  videoJob,
+  workerDefaults,
+} from '../../src/bullmq/index.js';
+import { AvatarVideo, AvatarVideoError, InvalidArgumentError, VideoFailedError } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { mockFixture, wav } from '../helpers/media.js';
 import { summarizeMp4 } from '../helpers/mp4.js';

@@ -1,7 +1,8 @@
 /**
  * `avatar-video/bullmq` as built and installed (test/setup/build.ts): reachable by `import` and `require` through
  * package.json's `exports`, loading nothing of bullmq or ioredis (an optional peer, used for its types only), and
- * sharing the main entry's error classes, so `instanceof` holds across the two.
+ * sharing the main entry's error classes, so `instanceof` holds across the two. Its own QueueRateLimitError is an
+ * AvatarVideoError of the main entry, and is matched across this entry's ESM and CommonJS builds.
  */
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -37,15 +38,27 @@ const PROBE = `
     processor: typeof createVideoProcessor,
     limiter: workerDefaults.limiter.max === Number.MAX_SAFE_INTEGER,
     rateLimitMessage: new QueueRateLimitError(1).message,
+    rateLimitIsSdkError: new QueueRateLimitError(1) instanceof AvatarVideoError,
+    acrossBuilds: [new QueueRateLimitError(1) instanceof otherBuild.QueueRateLimitError, new otherBuild.QueueRateLimitError(1) instanceof QueueRateLimitError],
   };`;
-const EXPECTED = { jobId: 'video-42', sameClass: true, processor: 'function', limiter: true, rateLimitMessage: 'bullmq:rateLimitExceeded' };
+const EXPECTED = {
+  jobId: 'video-42',
+  sameClass: true,
+  processor: 'function',
+  limiter: true,
+  rateLimitMessage: 'bullmq:rateLimitExceeded',
+  rateLimitIsSdkError: true,
+  acrossBuilds: [true, true],
+};
 
 describe('avatar-video/bullmq, built', () => {
   it('import: works, with the error classes of the main entry', async () => {
     const seen = await runInChild(
       'probe.mjs',
-      `import { createVideoProcessor, videoJob, workerDefaults } from 'avatar-video/bullmq';
-      import { AvatarVideoError, InvalidArgumentError, QueueRateLimitError } from 'avatar-video';
+      `import { createRequire } from 'node:module';
+      import { createVideoProcessor, QueueRateLimitError, videoJob, workerDefaults } from 'avatar-video/bullmq';
+      import { AvatarVideoError, InvalidArgumentError } from 'avatar-video';
+      const otherBuild = createRequire(import.meta.url)('avatar-video/bullmq');
       ${PROBE}
       console.log(JSON.stringify({ ...seen, resolved: import.meta.resolve('avatar-video/bullmq') }));`,
     );
@@ -56,11 +69,14 @@ describe('avatar-video/bullmq, built', () => {
   it('require: works, with the error classes of the main entry, and loads no module of bullmq or ioredis', async () => {
     const seen = await runInChild(
       'probe.cjs',
-      `const { createVideoProcessor, videoJob, workerDefaults } = require('avatar-video/bullmq');
-      const { AvatarVideoError, InvalidArgumentError, QueueRateLimitError } = require('avatar-video');
+      `const { createVideoProcessor, QueueRateLimitError, videoJob, workerDefaults } = require('avatar-video/bullmq');
+      const { AvatarVideoError, InvalidArgumentError } = require('avatar-video');
+      (async () => {
+      const otherBuild = await import('avatar-video/bullmq');
       ${PROBE}
       const peers = Object.keys(require.cache).filter((path) => /[\\\\/]node_modules[\\\\/](bullmq|ioredis)[\\\\/]/.test(path));
-      console.log(JSON.stringify({ ...seen, peers, resolved: require.resolve('avatar-video/bullmq') }));`,
+      console.log(JSON.stringify({ ...seen, peers, resolved: require.resolve('avatar-video/bullmq') }));
+      })();`,
     );
     expect(seen).toMatchObject({ ...EXPECTED, peers: [] });
     expect(seen.resolved).toBe(join(pkg, 'dist', 'bullmq', 'index.cjs'));

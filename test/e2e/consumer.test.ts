@@ -32,11 +32,16 @@ declare const signal: AbortSignal | undefined;
 export const generateOptions: GenerateOptions = { output: 'out.mp4', signal, timeout: undefined, onProgress: undefined };
 export const params: VideoCreateParams = { audio_reference: 'a.wav', image_reference: 'i.png', video_reference: undefined, model: undefined };
 export const processorOptions: VideoProcessorOptions = { outputDir: 'out', queue: { rateLimit: async () => {} }, waitTimeout: undefined };
+export const probeOptions: ProbeOptions = { fieldName: undefined };
+// A type met inside a value (an error's details) is named under the client class.
+export const issueCodes = (error: MediaValidationError): AvatarVideo.MediaIssueCode[] => error.issues.map((issue) => issue.code);
 export async function main(): Promise<number> {
   const server: MockServer = await startMockServer({ port: undefined, clock: 'manual', seed: undefined });
   const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, timeout: undefined, logger: undefined });
   const video: Video = await client.videos.create(params, { signal, validate: undefined });
   const processor = createVideoProcessor(client, processorOptions);
+  const info: MediaInfo = await probeMedia(toFile(new Uint8Array(8), 'talk.wav'), probeOptions);
+  const limited = new QueueRateLimitError(5_000);
   const page: VideoPage = await client.videos.list({ limit: undefined, after: undefined });
   const answer: APIPromise<Video> = client.videos.retrieve(video.id, { signal });
   const waited = await client.videos.waitForCompletion((await answer).id, { signal, onProgress: undefined });
@@ -46,15 +51,23 @@ export async function main(): Promise<number> {
   // @ts-expect-error pages are made by \`videos.list\`, not by users
   new VideoPage();
   await server.close();
-  return page.data.length + maxAudio + key.length + (waited.progress ?? 0) + processor.length;
+  return page.data.length + maxAudio + key.length + (waited.progress ?? 0) + processor.length + (info.durationSeconds ?? 0) + limited.delayMs;
 }
 `;
 }
 
-const ESM =
-  program(`import AvatarVideo, { type APIPromise, type GenerateOptions, type Video, type VideoCreateParams, VideoPage } from 'avatar-video';
+const ESM = program(`import AvatarVideo, {
+  type APIPromise,
+  type GenerateOptions,
+  MediaValidationError,
+  toFile,
+  type Video,
+  type VideoCreateParams,
+  VideoPage,
+} from 'avatar-video';
 import { type MockServer, startMockServer } from 'avatar-video/testing';
-import { createVideoProcessor, type VideoProcessorOptions } from 'avatar-video/bullmq';`);
+import { createVideoProcessor, QueueRateLimitError, type VideoProcessorOptions } from 'avatar-video/bullmq';
+import { type MediaInfo, type ProbeOptions, probeMedia } from 'avatar-video/media';`);
 
 const CJS = program(`import AvatarVideo = require('avatar-video');
 import testing = require('avatar-video/testing');
@@ -63,11 +76,17 @@ type APIPromise<T> = AvatarVideo.APIPromise<T>;
 type GenerateOptions = AvatarVideo.GenerateOptions;
 type Video = AvatarVideo.Video;
 type VideoCreateParams = AvatarVideo.VideoCreateParams;
+import MediaValidationError = AvatarVideo.MediaValidationError;
+const { toFile } = AvatarVideo;
 type MockServer = testing.MockServer;
 const { startMockServer } = testing;
 import bullmq = require('avatar-video/bullmq');
 type VideoProcessorOptions = bullmq.VideoProcessorOptions;
-const { createVideoProcessor } = bullmq;`);
+const { createVideoProcessor, QueueRateLimitError } = bullmq;
+import media = require('avatar-video/media');
+type MediaInfo = media.MediaInfo;
+type ProbeOptions = media.ProbeOptions;
+const { probeMedia } = media;`);
 
 /** A project folder in the consumer: its files, a tsconfig, and a node_modules/@types holding only @types/node. */
 async function project(files: Record<string, string>, compilerOptions: Record<string, unknown>): Promise<string> {
@@ -106,7 +125,7 @@ describe('a strict consumer project compiles with no error', () => {
   );
 
   it(
-    'under node10, where avatar-video/testing and avatar-video/bullmq resolve through typesVersions',
+    'under node10, where avatar-video/testing, avatar-video/bullmq and avatar-video/media resolve through typesVersions',
     async () => {
       const files = { 'package.json': JSON.stringify({ type: 'commonjs' }), 'app.ts': ESM };
       expect(await compile(await project(files, { module: 'commonjs', moduleResolution: 'node10' }))).toBe('');

@@ -43,7 +43,7 @@ const load = (specifier, format) => (format === 'cjs' ? require(specifier) : imp
 const other = sdkFormat === 'cjs' ? 'esm' : 'cjs';
 const { AvatarVideo } = await load('avatar-video', sdkFormat);
 const { startMockServer } = await load('avatar-video/testing', other);
-const { probeMedia } = await load('avatar-video', other);
+const { probeMedia } = await load('avatar-video/media', other);
 const mock = await startMockServer({ processingMs: 100 });
 const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
 const video = await client.videos.createAndWait({ audio_reference: join(media, 'speech.wav'), video_reference: join(media, 'presenter.mp4') });

@@ -196,7 +196,7 @@ describe('vitest', () => {
 });
 
 describe('mediabunny', () => {
-  it('is loaded once, the package’s own copy, in a process that loads index.cjs, testing/index.cjs and index.js, all using it', async () => {
+  it('is loaded once, the package’s own copy, in a process that loads index.cjs, testing/index.cjs and media/index.js, all using it', async () => {
     const work = await consumerFolder('mediabunny-', closers);
     await writeFile(
       join(work, 'both.mjs'),
@@ -205,11 +205,11 @@ import { join } from 'node:path';
 const require = createRequire(import.meta.url);
 const AvatarVideo = require('avatar-video');
 const { startMockServer } = require('avatar-video/testing');
-const esm = await import('avatar-video');
+const esm = await import('avatar-video/media');
 const media = ${JSON.stringify(media)};
 const mock = await startMockServer({ processingMs: 100 });
 const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
-// The CommonJS SDK probes the video reference, the mock renders the output, the ESM SDK probes it.
+// The CommonJS SDK probes the video reference, the mock renders the output, the ESM media entry probes it.
 const video = await client.videos.createAndWait({ audio_reference: join(media, 'speech.wav'), video_reference: join(media, 'presenter.mp4') });
 const saved = await client.videos.download(video.id, join(${JSON.stringify(work)}, 'out.mp4'));
 const probed = await esm.probeMedia(saved.path);

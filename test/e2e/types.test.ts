@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { builtPackage, consumerFolder } from '../helpers/built.js';
-import { declarationFindings, declaredValues, privateReferences } from '../helpers/declarations.js';
+import { declarationFindings, declaredNames, declaredValues, privateReferences } from '../helpers/declarations.js';
 import { useCleanup } from '../helpers/fixture.js';
 
 const run = promisify(execFile);
@@ -27,7 +27,30 @@ const ENTRIES = [
   { types: 'dist/testing/index.d.cts', specifier: 'avatar-video/testing', format: 'cjs', value: 'startMockServer' },
   { types: 'dist/bullmq/index.d.ts', specifier: 'avatar-video/bullmq', format: 'esm', value: 'createVideoProcessor' },
   { types: 'dist/bullmq/index.d.cts', specifier: 'avatar-video/bullmq', format: 'cjs', value: 'createVideoProcessor' },
+  { types: 'dist/media/index.d.ts', specifier: 'avatar-video/media', format: 'esm', value: 'probeMedia' },
+  { types: 'dist/media/index.d.cts', specifier: 'avatar-video/media', format: 'cjs', value: 'probeMedia' },
 ] as const;
+
+/** The most names the main entry may export, values and types together (`default` counts as one). */
+const MAIN_ENTRY_BUDGET = 70;
+/** What avatar-video/media exports: none of it may be on the main entry as well. */
+const MEDIA_NAMES = [
+  'AudioSegment',
+  'JoinVideosOptions',
+  'JoinVideosResult',
+  'LIMITS',
+  'MediaFormat',
+  'MediaInfo',
+  'ProbeOptions',
+  'SplitAudioOptions',
+  'SplitAudioResult',
+  'ValidateOptions',
+  'ValidatedCreate',
+  'joinVideos',
+  'probeMedia',
+  'splitAudio',
+  'validateCreateParams',
+];
 
 /** In a child process of the consumer, as a user's code loads it: the declared names it lacks and the ones it adds. */
 const COMPARE = `
@@ -59,6 +82,17 @@ describe('public types', () => {
     );
     expect(files.length).toBeGreaterThan(0);
     expect(output).toBe('');
+  });
+});
+
+describe('the main entry', () => {
+  it(`exports at most ${MAIN_ENTRY_BUDGET} names, none of avatar-video/media's, and QueueRateLimitError only from avatar-video/bullmq`, () => {
+    const main = declaredNames(join(pkg, 'dist/index.d.ts'));
+    expect(declaredNames(join(pkg, 'dist/media/index.d.ts'))).toEqual(MEDIA_NAMES);
+    expect(main.filter((name) => MEDIA_NAMES.includes(name) || name === 'QueueRateLimitError')).toEqual([]);
+    expect(declaredNames(join(pkg, 'dist/bullmq/index.d.ts'))).toContain('QueueRateLimitError');
+    expect(main).toContain('AvatarVideo');
+    expect(main.length).toBeLessThanOrEqual(MAIN_ENTRY_BUDGET);
   });
 });
 

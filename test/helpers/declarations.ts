@@ -30,6 +30,20 @@ export function declaredValues(file: string): string[] {
     .sort();
 }
 
+/** Every name the module exports, values and types alike: what users can import from it. */
+export function declaredNames(file: string): string[] {
+  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [], noEmit: true };
+  const program = ts.createProgram([file], options);
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const module = source && checker.getSymbolAtLocation(source);
+  if (!module) throw new Error(`${file} is not a module`);
+  return checker
+    .getExportsOfModule(module)
+    .map((symbol) => symbol.name)
+    .sort();
+}
+
 /** What a declaration file shows that a user cannot act on, by kind; each list is empty when there is none. */
 export interface DeclarationFindings {
   /** Top-level declarations the file does not export: a public type that names one names what users cannot import. */

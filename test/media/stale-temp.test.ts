@@ -2,8 +2,8 @@ import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
-import { joinVideos, splitAudio } from '../../src/index.js';
 import { type LongManifest, ManifestWriter } from '../../src/lib/long/manifest.js';
+import { joinVideos, splitAudio } from '../../src/media/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { wav } from '../helpers/media.js';
 

@@ -7,7 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LIMITS, VIDEO_MODELS } from '../../src/index.js';
+import { VIDEO_MODELS } from '../../src/index.js';
+import { LIMITS } from '../../src/media/index.js';
 import { measure, sniffFormat } from '../../src/testing/measure.js';
 import { MODELS, PARTS } from '../../src/testing/rules.js';
 

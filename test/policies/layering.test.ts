@@ -34,6 +34,18 @@ const graph = new Map(
   ]),
 );
 
+/** Every file `entry` reaches by relative imports, itself included. */
+function reached(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (node: string) => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    for (const next of graph.get(node) ?? []) visit(next);
+  };
+  visit(entry);
+  return seen;
+}
+
 function findCycle(): string[] | undefined {
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
@@ -75,17 +87,22 @@ describe('layers', () => {
   });
 
   it('keeps bullmq/ on the public API: the main entry by its name, so the build holds one copy of each error class', () => {
-    // Everything bullmq/ reaches by relative import is bundled into its entry: only pure rules of lib/ may be.
-    const reached = new Set<string>();
-    const visit = (node: string) => {
-      if (reached.has(node)) return;
-      reached.add(node);
-      for (const next of graph.get(node) ?? []) visit(next);
-    };
-    visit('bullmq/index.ts');
-    const bundled = [...reached].filter((file) => !file.startsWith('bullmq/'));
-    expect(bundled.filter((file) => !file.startsWith('lib/') || (graph.get(file) ?? []).length > 0)).toEqual([]);
+    // Everything bullmq/ reaches by relative import is bundled into its entry: only leaf modules (pure rules of lib/,
+    // internal/brand.ts) may be, so no copy of a class or of state.
+    const bundled = [...reached('bullmq/index.ts')].filter((file) => !file.startsWith('bullmq/'));
+    expect(bundled.filter((file) => !/^(lib|internal)\//.test(file) || (graph.get(file) ?? []).length > 0)).toEqual([]);
     expect([...graph].filter(([file, deps]) => !file.startsWith('bullmq/') && deps.some((dep) => dep.startsWith('bullmq/')))).toEqual([]);
+  });
+
+  it('keeps media/ to the helpers: no client, resource or HTTP, and of the top-level files only those the build shares', () => {
+    const bundled = [...reached('media/index.ts')];
+    // The entry re-exports lib/ only; what it reaches is bundled, except errors.ts and uploads.ts, which the build
+    // takes from the main entry by its name (tsup.config.ts), and schemas.ts's constants.
+    expect((graph.get('media/index.ts') ?? []).filter((dep) => !dep.startsWith('lib/'))).toEqual([]);
+    expect(bundled.filter((file) => !file.includes('/')).sort()).toEqual(['errors.ts', 'schemas.ts', 'uploads.ts']);
+    expect(bundled.filter((file) => /^(resources|bullmq|cli|testing)\/|^internal\/(transport|send)\.ts$/.test(file))).toEqual([]);
+    // Only the CLI, a user of the public entries, imports it.
+    expect([...graph].filter(([file, deps]) => !/^(media|cli)\//.test(file) && deps.some((dep) => dep.startsWith('media/')))).toEqual([]);
   });
 
   it('imports bullmq, an optional peer, for its types only', () => {

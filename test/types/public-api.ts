@@ -12,6 +12,7 @@ import {
   type GenerateOptions,
   type ImageToVideoParams,
   InvalidArgumentError,
+  type MediaValidationError,
   OutputPathError,
   type PollResult,
   type PollState,
@@ -21,9 +22,9 @@ import {
   type VideoListParams,
   type VideoStatus,
   type VideoToVideoParams,
-  validateCreateParams,
   type WaitOptions,
 } from 'avatar-video';
+import { validateCreateParams } from 'avatar-video/media';
 
 declare const client: AvatarVideo;
 declare const video: Video;
@@ -113,6 +114,11 @@ export function setJob(error: AvatarVideoError): void {
 }
 
 export const argumentError: AvatarVideoError = new InvalidArgumentError('limit', 'limit must be a whole number from 1 to 100');
+
+// --- a type met inside a value (an error's details, a progress report) is named under the client class ---------
+
+export const issueCodes = (error: MediaValidationError): AvatarVideo.MediaIssueCode[] => error.issues.map((issue) => issue.code);
+export const firstIssue = (error: MediaValidationError): AvatarVideo.MediaValidationIssue | undefined => error.issues[0];
 
 // --- a poll step: the next delay is a number exactly while the job is not done ------------------------------
 

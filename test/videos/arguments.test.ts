@@ -8,16 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AvatarVideo,
-  InvalidArgumentError,
-  joinVideos,
-  probeMedia,
-  splitAudio,
-  toFile,
-  UploadInputError,
-  validateCreateParams,
-} from '../../src/index.js';
+import { AvatarVideo, InvalidArgumentError, toFile, UploadInputError } from '../../src/index.js';
+import { joinVideos, probeMedia, splitAudio, validateCreateParams } from '../../src/media/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { readMockFixture, wav } from '../helpers/media.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';

@@ -5,19 +5,23 @@
  */
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import * as bullmqErrors from '../../src/bullmq/errors.js';
 import * as errors from '../../src/errors.js';
 import type { Video } from '../../src/index.js';
 
 // A query makes vite load the module afresh: the same source, other classes, as the other build's would be.
 const SECOND_COPY = '../../src/errors.js?second-copy';
 const other = (await import(/* @vite-ignore */ SECOND_COPY)) as typeof errors;
+// avatar-video/bullmq's own error class, and another copy of it, as that entry's other build would hold.
+const BULLMQ_SECOND_COPY = '../../src/bullmq/errors.js?second-copy';
+const otherBullmq = (await import(/* @vite-ignore */ BULLMQ_SECOND_COPY)) as typeof bullmqErrors;
 const BRAND = Symbol.for('avatar-video.error');
 
 const failed: Video = { id: 'vid_1', status: 'FAILED', progress: null, error: { code: 'boom', message: 'no' } } as unknown as Video;
 const apiInit = { status: 429, message: 'slow down', headers: {}, body: null };
 
-/** Every error class errors.ts exports, by name. */
-const errorClasses = Object.entries(errors).filter(
+/** Every error class errors.ts and bullmq/errors.ts export, by name. */
+const errorClasses = Object.entries({ ...errors, ...bullmqErrors }).filter(
   (entry): entry is [string, typeof errors.AvatarVideoError] => typeof entry[1] === 'function' && entry[1].prototype instanceof Error,
 );
 
@@ -34,6 +38,17 @@ describe('the brand of SDK errors', () => {
     expect(new other.VideoFailedError(failed)).toBeInstanceOf(errors.VideoFailedError);
     expect(new errors.VideoFailedError(failed)).toBeInstanceOf(other.VideoFailedError);
     expect(new other.InvalidArgumentError('timeout', 'bad')).toBeInstanceOf(errors.AvatarVideoError);
+  });
+
+  it("holds for avatar-video/bullmq's QueueRateLimitError across copies, an AvatarVideoError and no other SDK class", () => {
+    expect(otherBullmq.QueueRateLimitError).not.toBe(bullmqErrors.QueueRateLimitError);
+    const limited = new otherBullmq.QueueRateLimitError(5_000);
+    expect(limited).toBeInstanceOf(bullmqErrors.QueueRateLimitError);
+    expect(new bullmqErrors.QueueRateLimitError(1)).toBeInstanceOf(otherBullmq.QueueRateLimitError);
+    expect(limited).toBeInstanceOf(errors.AvatarVideoError);
+    expect(limited).toBeInstanceOf(other.AvatarVideoError);
+    expect(limited).not.toBeInstanceOf(errors.RateLimitError);
+    expect(new other.RateLimitError(apiInit)).not.toBeInstanceOf(bullmqErrors.QueueRateLimitError);
   });
 
   it('keeps subclass relations: a RateLimitError is an APIError and an AvatarVideoError, and nothing else', () => {

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { BatchInputError, type BatchProblem, type BatchProgress, OutputPathError } from '../../index.js';
+import { type AvatarVideo, BatchInputError, OutputPathError } from '../../index.js';
 import { type BatchFile, readBatchFile, writeReport } from '../batch-file.js';
 import { concurrency, NAME_OF_FIELD } from '../flags.js';
 import { ExitCode, type Session } from '../session.js';
@@ -57,7 +57,7 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
 }
 
 /** A bar with done, failed, running and ETA on a terminal; in a log, a line only when an item finishes. */
-function progressReporter(session: Session): (progress: BatchProgress) => void {
+function progressReporter(session: Session): (progress: AvatarVideo.BatchProgress) => void {
   let finished = -1;
   return ({ done, failed, running, total, etaSeconds }) => {
     if (!session.stderr.isTTY && done + failed === finished) return;
@@ -77,7 +77,7 @@ function formatEta(seconds: number): string {
  * The batch's problems as the file's author sees them: by line and column rather than item index and parameter. A
  * file the SDK could not open is said as the CLI found it while reading the row, which names the column.
  */
-function rowProblems(problems: BatchProblem[], file: string, read: BatchFile): Problem[] {
+function rowProblems(problems: AvatarVideo.BatchProblem[], file: string, read: BatchFile): Problem[] {
   return problems.flatMap((problem) => {
     const own = problem.code === 'unreadable_input' ? read.fileProblems.get(problem.index) : undefined;
     return (own ?? [problem]).map((found) => toProblem({ ...problem, ...found }, file, read.lines));
@@ -91,7 +91,7 @@ const IN_COLUMNS: Record<string, string> = {
   multiple_visual_references: 'give an image or a video, not both',
 };
 
-function toProblem(p: BatchProblem, file: string, lines: number[]): Problem {
+function toProblem(p: AvatarVideo.BatchProblem, file: string, lines: number[]): Problem {
   const where = `${file}:${lines[p.index] ?? `item ${p.index + 1}`}`;
   const column = p.field ? ` (${NAME_OF_FIELD[p.field] ?? p.field})` : '';
   const message = `${where}${p.key ? ` ${p.key}` : ''}${column}: ${IN_COLUMNS[p.code] ?? p.message}`;
