@@ -69,6 +69,26 @@ function findCycle(): string[] | undefined {
   return undefined;
 }
 
+/** The layers imports flow through, left to right; a file outside them (the shared top-level files, the entries of
+ * other packages' users) has none. */
+const LAYERS: Array<(file: string) => boolean> = [
+  (file) => file === 'index.ts',
+  (file) => file === 'client.ts',
+  (file) => file.startsWith('resources/'),
+  (file) => file.startsWith('lib/'),
+  (file) => file.startsWith('internal/'),
+];
+const layerOf = (file: string) => {
+  const index = LAYERS.findIndex((inLayer) => inLayer(file));
+  return index === -1 ? undefined : index;
+};
+/** The top-level files any layer may import. */
+const SHARED = ['errors.ts', 'schemas.ts', 'pagination.ts', 'uploads.ts', 'version.ts'];
+/** The public entries the CLI uses as any user would. */
+const CLI_ENTRIES = ['index.ts', 'media/index.ts'];
+/** One rule each that the CLI shares with the library rather than copying (docs/architecture.md names them). */
+const CLI_HELPERS = ['internal/loopback.ts', 'internal/output-path.ts', 'internal/path.ts', 'lib/job-error.ts'];
+
 describe('layers', () => {
   it('has no import cycle in src/, type-only imports included', () => {
     expect(findCycle()).toBeUndefined();
@@ -103,6 +123,44 @@ describe('layers', () => {
     expect(bundled.filter((file) => /^(resources|bullmq|cli|testing)\/|^internal\/(transport|send)\.ts$/.test(file))).toEqual([]);
     // Only the CLI, a user of the public entries, imports it.
     expect([...graph].filter(([file, deps]) => !/^(media|cli)\//.test(file) && deps.some((dep) => dep.startsWith('media/')))).toEqual([]);
+  });
+
+  it('imports only rightwards: index -> client -> resources -> lib -> internal', () => {
+    const backwards = [...graph].flatMap(([file, deps]) => {
+      const own = layerOf(file);
+      if (own === undefined) return [];
+      return deps.filter((dep) => (layerOf(dep) ?? Number.POSITIVE_INFINITY) < own).map((dep) => `${file} -> ${dep}`);
+    });
+    expect(backwards).toEqual([]);
+  });
+
+  it('keeps the top-level files (errors, schemas, pagination, uploads, version) on internal/ and each other', () => {
+    const reach = [...graph].flatMap(([file, deps]) =>
+      SHARED.includes(file)
+        ? deps.filter((dep) => !SHARED.includes(dep) && !dep.startsWith('internal/')).map((dep) => `${file} -> ${dep}`)
+        : [],
+    );
+    expect(reach).toEqual([]);
+  });
+
+  it('keeps testing/ self-contained: the mock imports nothing of the SDK', () => {
+    const outside = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('testing/') ? deps.filter((dep) => !dep.startsWith('testing/')).map((dep) => `${file} -> ${dep}`) : [],
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('keeps cli/ a user of the public entries, but for its named helpers; and nothing imports cli/', () => {
+    const allowed = (file: string, dep: string) =>
+      dep.startsWith('cli/') ||
+      CLI_ENTRIES.includes(dep) ||
+      CLI_HELPERS.includes(dep) ||
+      (file === 'cli/commands/mock.ts' && dep === 'testing/index.ts');
+    const reach = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('cli/') ? deps.filter((dep) => !allowed(file, dep)).map((dep) => `${file} -> ${dep}`) : [],
+    );
+    expect(reach).toEqual([]);
+    expect([...graph].filter(([file, deps]) => !file.startsWith('cli/') && deps.some((dep) => dep.startsWith('cli/')))).toEqual([]);
   });
 
   it('imports bullmq, an optional peer, for its types only', () => {
