@@ -17,8 +17,8 @@ import { Transport } from './internal/transport.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
 import type { LongProgress } from './lib/long/generate-long.js';
-import { limiterOutcome } from './lib/make-job.js';
 import type { WaitProgress } from './lib/wait.js';
+import { limiterOutcome } from './lib/job-policy.js';
 import { Videos } from './resources/videos.js';
 import type { VideoError } from './schemas.js';
 import { VERSION } from './version.js';
@@ -53,8 +53,9 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
    */
   dispatcher?: Dispatcher | undefined;
   /**
-   * How many video jobs this client runs at once (`generate`, `createAndWait`, `generateLong`'s segments and
-   * `generateBatch`'s items alike, each holding a place from its create to its end). `'auto'` finds the service's
+   * How many video jobs this client runs at once: the one limit on jobs, for `generate`, `createAndWait`,
+   * `generateLong`'s segments and `generateBatch`'s items alike, each holding a place from its create to its end (a
+   * batch's or long video's `concurrency` is only how much work it holds in hand). `'auto'` finds the service's
    * limit: it starts at 2, grows while creates are accepted and jobs finish, shrinks on a 429 or a job FAILED for a
    * rate limit, and waits out any `Retry-After`; it stays between 1 and 64. A number fixes the limit (Retry-After
    * pauses still apply). Read the state with `client.jobConcurrency`.
@@ -145,11 +146,6 @@ export class AvatarVideo {
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       maxRetryDelay: this.maxRetryDelay,
-      // The client's job limit learns from every create answered: each refusal once (retried or not), each acceptance.
-      createFeedback: {
-        throttled: (retryAfter, attemptAgeMs) => this.#limiter.throttled(retryAfter, this.#limiter.now() - attemptAgeMs),
-        admitted: () => this.#limiter.admitted(),
-      },
     });
     this.videos = Videos.build(this.#transport, this.limits, this.#limiter);
   }

@@ -21,7 +21,9 @@ export interface GeneratingClient {
 /** What the processor uses of a BullMQ job. */
 export type VideoJobHandle = Pick<Job<VideoJobData, VideoJobResult>, 'data' | 'updateData' | 'updateProgress'>;
 
-export interface VideoProcessorOptions extends Pick<WaitOptions, 'pollInterval' | 'maxPollInterval' | 'waitTimeout'> {
+export interface VideoProcessorOptions
+  extends Pick<WaitOptions, 'pollInterval' | 'maxPollInterval' | 'waitTimeout'>,
+    Pick<GenerateOptions, 'maxJobAttempts'> {
   /** Folder the videos are saved to, as `<key>.mp4`; it must exist. An item whose file is there is skipped. */
   outputDir: string;
   /** The queue the jobs come from (its `rateLimit` pauses every worker after a 429). */

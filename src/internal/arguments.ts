@@ -42,6 +42,8 @@ const OPTION_RULES: Record<string, Rule> = {
   maxRetryDelay: milliseconds(0),
   maxRetries: wholeFrom(0),
   maxResumes: wholeFrom(0),
+  maxJobAttempts: wholeFrom(1),
+  // Deprecated aliases of maxJobAttempts, checked alike while they last.
   maxAttempts: wholeFrom(1),
   maxSegmentAttempts: wholeFrom(1),
   maxSegmentSeconds: seconds,

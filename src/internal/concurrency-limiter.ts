@@ -16,7 +16,7 @@ export type JobOutcome = 'completed' | 'throttled' | 'unknown';
 export interface JobConcurrency {
   /**
    * Jobs that may run at once now: found by the client between 1 and 64 with `jobConcurrency: 'auto'`, else the
-   * number given. (A batch or long video given its own `concurrency` runs that many of its jobs instead.)
+   * number given. Every job of the client counts, whichever method made it: this is the one limit.
    */
   limit: number;
   /** Jobs of this client holding a place: from the create (or the resume of a job already made) to the job's end. */
@@ -42,17 +42,15 @@ interface RunOptions {
   signal?: AbortSignal | undefined;
   /** The job's create already happened (a batch ledger or a long video's manifest names it). */
   resumed?: boolean | undefined;
-  /** Bounds of the limit for this job instead of the client's, from a call's own fixed `concurrency`. */
-  bounds?: ConcurrencyBounds | undefined;
 }
 
 type Release = (outcome: JobOutcome) => void;
-type Waiter = { bounds: ConcurrencyBounds | undefined; grant: (release: Release) => void };
+type Waiter = (release: Release) => void;
 
 /** An `'auto'` limit starts at 2 and stays below the client's connections per origin, which every job's polls share. */
 const AUTO = { initial: 2, max: 64 };
 
-/** A fixed `concurrency` option (`name` in the error) as bounds of the limit; undefined for `'auto'`. */
+/** A fixed `jobConcurrency` (`name` in the error) as bounds of the limit; undefined for `'auto'`. */
 export function concurrencyBounds(value: 'auto' | number | undefined, name: string): ConcurrencyBounds | undefined {
   if (value === undefined || value === 'auto') return undefined;
   checkArgument('', name, value, CONCURRENCY);
@@ -67,7 +65,7 @@ export function concurrencyBounds(value: 'auto' | number | undefined, name: stri
  */
 export class ConcurrencyLimiter {
   #state: ConcurrencyState;
-  /** Bounds for every job that brings none of its own. */
+  /** Lowest and highest limit: 1 to 64 for `'auto'`, else the fixed number both. */
   readonly bounds: ConcurrencyBounds;
   readonly #now: () => number;
   readonly #outcomeOf: (error: unknown) => JobOutcome;
@@ -138,7 +136,7 @@ export class ConcurrencyLimiter {
     this.#apply({ type: 'throttled', cause: 'refused', at: this.#now(), startedAt, running: this.#inFlight, retryAfterMs });
   }
 
-  #place({ signal, bounds }: RunOptions): Promise<Release> {
+  #place({ signal }: RunOptions): Promise<Release> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#waiters = this.#waiters.filter((other) => other !== waiter);
@@ -148,7 +146,7 @@ export class ConcurrencyLimiter {
         signal?.removeEventListener('abort', onAbort);
         resolve(release);
       };
-      const waiter: Waiter = { bounds, grant };
+      const waiter: Waiter = grant;
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
@@ -178,17 +176,12 @@ export class ConcurrencyLimiter {
     this.#pump();
   }
 
-  /** Grant waiting places in order while there is room (a waiter of other bounds may fit); after a pause, again. */
+  /** Grant waiting places in order while there is room; after a pause, again. */
   #pump(): void {
     clearTimeout(this.#timer);
     const now = this.#now();
-    for (let i = 0; i < this.#waiters.length; ) {
-      const waiter = this.#waiters[i] as Waiter;
-      if (this.#inFlight >= allowedConcurrency(this.#state, now, waiter.bounds)) i += 1;
-      else {
-        this.#waiters.splice(i, 1);
-        waiter.grant(this.#take(false));
-      }
+    while (this.#waiters.length > 0 && this.#inFlight < allowedConcurrency(this.#state, now, this.bounds)) {
+      (this.#waiters.shift() as Waiter)(this.#take(false));
     }
     if (this.#waiters.length > 0 && now < this.#state.pausedUntil) {
       this.#timer = setTimeout(() => this.#pump(), Math.ceil(this.#state.pausedUntil - now));

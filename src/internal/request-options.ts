@@ -30,17 +30,6 @@ export interface RequestOptions {
   headers?: Record<string, string> | undefined;
 }
 
-/**
- * @internal What a job's create adds to its request options: `generate`'s `jobLimit: 'external'` (the job is outside
- * the client's job limit, which must not learn from it) and its `onThrottled`.
- */
-export interface CreateHooks {
-  /** Tell the client's job limit of this create's answers. @default true */
-  jobFeedback?: boolean | undefined;
-  /** Awaited on each 429, before any retry: what it throws ends the create, as it was thrown. @default undefined */
-  onThrottled?: ((retryAfterMs: number | undefined) => void | Promise<void>) | undefined;
-}
-
 /** @internal A request as the resources describe it; the transport adds auth, retries and parsing. */
 export interface APIRequest {
   method: 'GET' | 'POST';

@@ -1,9 +1,10 @@
 import { APIConnectionError, type APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
 import { sleep } from './sleep.js';
 
-// The retry policy: every attempt count and delay of the SDK (request retries, the wait's backoff after a failed
-// poll, a download's resumes, re-creating a job). Reads are safe to repeat; a create starts a paid job, so it is
-// repeated only when the job certainly did not start: a 429 or 503, or a connection that failed before sending.
+// The request retry policy: what a failed request may repeat, and the delays (request retries, the wait's backoff
+// after a failed poll, a download's resumes). Reads are safe to repeat; a create starts a paid job, so it is repeated
+// only when the job certainly did not start: a 429 or 503, or a connection that failed before sending. Which jobs are
+// made again is lib/job-policy.ts's.
 
 /** `read` is idempotent, `create` may start a job. */
 export type RequestKind = 'read' | 'create';
@@ -52,8 +53,9 @@ export interface RetryDelayOptions {
   random?: (() => number) | undefined;
 }
 
-const INITIAL_DELAY = 500;
-const MAX_COMPUTED_DELAY = 8_000;
+/** The first computed retry delay, in ms, and the longest. */
+export const INITIAL_DELAY = 500;
+export const MAX_COMPUTED_DELAY = 8_000;
 
 /**
  * How long to wait before retry number `retry` (from 1) of a request or a download's resume: a server hint
@@ -69,11 +71,6 @@ export interface RetrySettings extends RetryDelayOptions {
   /** Tries after the first. */
   maxRetries: number;
   signal?: AbortSignal | undefined;
-  /**
-   * Told of every failed attempt, the last one included, with when that attempt started (`performance.now()`);
-   * awaited, and what it throws ends the call.
-   */
-  onFailure?: ((error: unknown, startedAt: number) => void | Promise<void>) | undefined;
   /** Told of each retry before its wait. */
   onRetry?: ((message: string) => void) | undefined;
 }
@@ -85,11 +82,9 @@ export interface RetrySettings extends RetryDelayOptions {
  */
 export async function withRetries<R>(kind: RequestKind, settings: RetrySettings, attempt: (number: number) => Promise<R>): Promise<R> {
   for (let retry = 0; ; retry++) {
-    const startedAt = settings.onFailure ? performance.now() : 0;
     try {
       return await attempt(retry + 1);
     } catch (error) {
-      await settings.onFailure?.(error, startedAt);
       if (settings.signal?.aborted && !(error instanceof AvatarVideoError)) {
         throw new APIUserAbortError('Request was aborted.', { cause: settings.signal.reason });
       }
@@ -101,61 +96,4 @@ export async function withRetries<R>(kind: RequestKind, settings: RetrySettings,
       await sleep(delay, settings.signal);
     }
   }
-}
-
-/**
- * How one try at making a job (a batch item, a long video's segment) went wrong: a create refused before any job
- * started (`throttled` for a 429), or a job that ended FAILED (`rateLimited` when its code says so) or CANCELLED.
- */
-export type JobFailure =
-  | { kind: 'refused'; throttled: boolean }
-  | { kind: 'failed'; code: string | undefined; rateLimited: boolean }
-  | { kind: 'cancelled' };
-
-/** Jobs made for one video (a batch item, a long video's segment) before it is given up. */
-export const DEFAULT_JOB_ATTEMPTS = 3;
-/** Refused creates made again for one video: they cost nothing, but a service that refuses twenty is down. */
-export const MAX_REFUSED_CREATES = 20;
-
-/** Codes that name a fault of the service rather than of the inputs (the spec lists no codes but a rate limit's). */
-const SERVICE_FAULT = /internal|server|unavailable|timeout|timed.?out|overload|capacity|temporar/i;
-
-/**
- * Whether a job is made again after `failure`: a refused create (no job started, none paid), or a job FAILED for a
- * rate limit or a fault of the service. Any other FAILED job would most likely fail again on the same inputs and
- * be paid for again, so it is reported; a CANCELLED one was cancelled on purpose (the SDK never cancels).
- */
-export function shouldRecreate(failure: JobFailure): boolean {
-  if (failure.kind === 'refused') return true;
-  if (failure.kind === 'cancelled') return false;
-  return failure.rateLimited || (failure.code !== undefined && SERVICE_FAULT.test(failure.code));
-}
-
-/** What `recreateDelay` weighs besides the failure. */
-export interface RecreateContext {
-  /** Failures of this kind so far: refused creates, or jobs that ended. */
-  tries: number;
-  /** Jobs made for one video before it is given up. */
-  maxJobs: number;
-  /** The smoothed job duration, in ms, when known. */
-  jobMs?: number | undefined;
-  /** The job's place is a limit outside the SDK (a queue's global concurrency), held through the re-create. */
-  outsideLimit?: boolean | undefined;
-  random?: (() => number) | undefined;
-}
-
-/**
- * Milliseconds to wait before making the job again, or undefined to give up. After a job ran, the backoff counts
- * in quarters of `jobMs`, to suit 300 ms mock jobs and two-minute real ones. No delay after a 429: the client's
- * limiter holds the next create through its Retry-After. None either after a job FAILED for a rate limit when a
- * limit outside the SDK holds its place: that limit paces the account's jobs, and a pause would only leave its
- * place idle while the queue's other jobs wait.
- */
-export function recreateDelay(failure: JobFailure, { tries, maxJobs, jobMs, outsideLimit, random }: RecreateContext): number | undefined {
-  if (!shouldRecreate(failure)) return undefined;
-  if (failure.kind === 'refused' ? tries > MAX_REFUSED_CREATES : tries >= maxJobs) return undefined;
-  if (failure.kind === 'refused' && failure.throttled) return 0;
-  if (failure.kind === 'failed' && failure.rateLimited && outsideLimit) return 0;
-  const delay = backoff(tries, INITIAL_DELAY, MAX_COMPUTED_DELAY, random);
-  return failure.kind === 'refused' || jobMs === undefined ? delay : Math.round((delay * jobMs) / 4 / INITIAL_DELAY);
 }

@@ -1,6 +1,6 @@
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
-import { AvatarVideoError, RateLimitError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
+import { AvatarVideoError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues, type Schema } from '../schemas.js';
 import { apiError, throwForStatus } from './api-error.js';
 import { type Answer, APIPromise } from './api-promise.js';
@@ -9,7 +9,7 @@ import { lazyRequire } from './lazy.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { followRedirects } from './redirect.js';
-import type { APIRequest, CreateHooks, RequestOptions } from './request-options.js';
+import type { APIRequest, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
 import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
 import { traceRequest } from './tracing.js';
@@ -31,18 +31,10 @@ export interface TransportOptions {
   timeout: number;
   maxRetries: number;
   maxRetryDelay: number;
-  /** Told of each create's answer, for the client's job limit: each 429 (with the attempt's age) and acceptance. */
-  createFeedback?: {
-    throttled(retryAfterMs: number | undefined, attemptAgeMs: number): void;
-    admitted(): void;
-  };
 }
 
 /** Per-call settings of a streamed GET. */
 export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
-
-/** What lib's helpers (wait, download, content, generate) use of the transport: no key, nothing else of the class. */
-export type HTTPPort = Pick<Transport, 'logger' | 'timeout' | 'maxRetryDelay' | 'url' | 'request' | 'withRetries' | 'get'>;
 
 /**
  * @internal The one HTTP path of the SDK, owned by the client: auth headers, retries, redirects that drop the key
@@ -63,7 +55,6 @@ export class Transport {
   #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
   #closed = false;
-  readonly #feedback: TransportOptions['createFeedback'];
   /** Debug lines' strings are not even built without it. */
   readonly #debug: boolean;
   readonly #redact = (headers: RawHeaders) => redactHeaders(headers, this.#apiKey);
@@ -81,7 +72,6 @@ export class Transport {
     this.#apiKey = options.apiKey;
     this.#headers = Object.freeze({ ...safeHeaders(options.headers), 'x-api-key': options.apiKey });
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#feedback = options.createFeedback;
     this.#dispatcher = options.dispatcher;
   }
 
@@ -119,7 +109,7 @@ export class Transport {
   }
 
   /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
-  request<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions & CreateHooks = {}): Promise<Answer<T>> {
+  request<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions = {}): Promise<Answer<T>> {
     const route = `/${request.route ?? request.path}`;
     return this.withRetries(request.kind, options, (attempt) =>
       traceRequest(request.method, route, attempt, () => this.#attempt(request, schema, options, attempt), requestId),
@@ -127,22 +117,14 @@ export class Transport {
   }
 
   /** Run `attempt` under the retry policy for `kind`, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
-  withRetries<R>(kind: RequestKind, options: RequestOptions & CreateHooks, attempt: (number: number) => Promise<R>): Promise<R> {
+  withRetries<R>(kind: RequestKind, options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
     const settings = {
       maxRetries: options.maxRetries ?? this.#maxRetries,
       maxRetryDelay: options.maxRetryDelay ?? this.maxRetryDelay,
       signal: options.signal,
-      onFailure: kind === 'create' ? (error: unknown, startedAt: number) => this.#createFailed(error, startedAt, options) : undefined,
       onRetry: this.#log,
     };
     return withRetries(kind, settings, attempt);
-  }
-
-  /** A create's failed attempt: a 429 goes to the client's job limit (unless the job is outside it), then to the caller. */
-  async #createFailed(error: unknown, startedAt: number, hooks: CreateHooks): Promise<void> {
-    if (!(error instanceof RateLimitError)) return;
-    if (hooks.jobFeedback !== false) this.#feedback?.throttled(error.retryAfter, performance.now() - startedAt);
-    await hooks.onThrottled?.(error.retryAfter);
   }
 
   /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
@@ -168,7 +150,7 @@ export class Transport {
     return { dispatcher: this.#pool(), headers, timeout, signal: options.signal, secret: this.#apiKey };
   }
 
-  async #attempt<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions & CreateHooks, attempt: number) {
+  async #attempt<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions, attempt: number) {
     const body = request.body ? await request.body() : undefined;
     // Strings, not a URL: one parse less per request (bench/poll.ts).
     const path = this.#basePath + request.path + queryString(request.query);
@@ -203,7 +185,6 @@ export class Transport {
       });
     }
     const data = parseBody(schema, answer.text, where, answer.headers, this.#apiKey);
-    if (request.kind === 'create' && options.jobFeedback !== false) this.#feedback?.admitted();
     return { data, status: answer.status, headers: answer.headers };
   }
 }

@@ -8,12 +8,10 @@ import type { RequestOptions } from '../internal/request-options.js';
 import { retryDelay } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import { type DownloadTrace, traceDownload } from '../internal/tracing.js';
-import type { HTTPPort, SentResponse } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
-import { contentAddress, contentRequest } from './content.js';
+import type { Endpoints, StreamedAnswer } from './endpoints.js';
 import { checkWholeMp4 } from './media/isobmff.js';
 import { ByteReader } from './media/reader.js';
-import { retrieveVideo } from './wait.js';
 
 export interface DownloadProgress {
   /** Bytes written so far. Drops back to 0 if the download has to start over. */
@@ -58,7 +56,7 @@ interface Proof {
 
 /** What is known of the transfer in progress. */
 interface Transfer {
-  readonly http: HTTPPort;
+  readonly api: DownloadPort;
   readonly id: string;
   readonly file: AtomicFile;
   readonly options: DownloadOptions;
@@ -70,26 +68,29 @@ interface Transfer {
   readonly trace: DownloadTrace;
 }
 
+/** What a download uses of the endpoints. */
+type DownloadPort = Pick<Endpoints, 'retrieve' | 'openContent' | 'openFile' | 'retryingReads' | 'logger' | 'maxRetryDelay'>;
+
 /** @internal Use `client.videos.download`. */
 export async function downloadVideo(
-  http: HTTPPort,
+  api: DownloadPort,
   video: string | Video,
   destination: string,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
   const id = typeof video === 'string' ? video : video.id;
-  return traceDownload(id, (trace) => saveVideo(http, video, id, destination, options, trace));
+  return traceDownload(id, (trace) => saveVideo(api, video, id, destination, options, trace));
 }
 
 async function saveVideo(
-  http: HTTPPort,
+  api: DownloadPort,
   video: string | Video,
   id: string,
   destination: string,
   options: DownloadOptions,
   trace: DownloadTrace,
 ) {
-  const current = typeof video === 'object' && video.status === 'COMPLETE' ? video : (await retrieveVideo(http, id, options)).data;
+  const current = typeof video === 'object' && video.status === 'COMPLETE' ? video : (await api.retrieve(id, options)).data;
   if (current.status !== 'COMPLETE') throw new VideoNotReadyError(current);
 
   const path = resolve(destination);
@@ -98,7 +99,7 @@ async function saveVideo(
 
   try {
     return await writeFileAtomic(path, async (file) => {
-      const state: Transfer = { http, id, file, options, trace };
+      const state: Transfer = { api, id, file, options, trace };
       await transfer(state);
       await verify(state);
       trace.bytes = file.size;
@@ -125,10 +126,10 @@ async function transfer(state: Transfer): Promise<void> {
     const how = state.proof ? `resuming at byte ${state.file.size}` : 'starting over';
     if (state.proof) state.trace.resumes++;
     else state.trace.restarts++;
-    state.http.logger.info(`download of video ${state.id}: ${failure.message}; ${how}`);
+    state.api.logger.info(`download of video ${state.id}: ${failure.message}; ${how}`);
     // The first try after progress goes at once; repeated ones back off like request retries.
     if (setbacks > 1) {
-      const delay = retryDelay(setbacks - 1, undefined, { maxRetryDelay: state.http.maxRetryDelay }) ?? 0;
+      const delay = retryDelay(setbacks - 1, undefined, { maxRetryDelay: state.api.maxRetryDelay }) ?? 0;
       await sleep(delay, state.options.signal);
     }
   }
@@ -155,18 +156,18 @@ async function pass(state: Transfer): Promise<AvatarVideoError | undefined> {
 }
 
 /** Open the content: from the API without a proof, else straight from the file's address with a guarded range. */
-function open(state: Transfer): Promise<SentResponse> {
-  const { http, options, proof } = state;
-  const contentURL = contentAddress(http, state.id);
-  return http.withRetries('read', options, async () => {
-    if (!proof) return http.get(contentURL, contentRequest(options));
-    const guarded = contentRequest(options, { range: `bytes=${state.file.size}-`, 'if-range': proof.validator });
+function open(state: Transfer): Promise<StreamedAnswer> {
+  const { api, options, proof } = state;
+  const { timeout, signal } = options;
+  return api.retryingReads(options, async () => {
+    if (!proof) return api.openContent(state.id, { timeout, signal });
+    const guarded = { timeout, signal, headers: { range: `bytes=${state.file.size}-`, 'if-range': proof.validator } };
     try {
-      return await http.get(proof.url, guarded);
+      return await api.openFile(proof.url, guarded);
     } catch (error) {
       if (!(error instanceof APIError && signedURLExpired(error.status))) throw error;
       // The signed address has likely expired: ask the API for a fresh one, same guarded range.
-      return http.get(contentURL, guarded);
+      return api.openContent(state.id, guarded);
     }
   });
 }
@@ -178,7 +179,7 @@ const signedURLExpired = (status: number) => status >= 400 && status < 500 && st
 const NOT_VIDEO = /^\s*(application\/(?:[\w.+-]*\+)?json|text\/|application\/xhtml)/i;
 
 /** Check an answer against what we have: a 200 starts the file over, a 206 must continue it exactly. */
-async function accept(response: SentResponse, state: Transfer): Promise<void> {
+async function accept(response: StreamedAnswer, state: Transfer): Promise<void> {
   const contentType = header(response.headers, 'content-type');
   state.requestId = requestId(response.headers) ?? state.requestId;
   const broken = (reason: string) => integrityError(state, reason);
@@ -222,7 +223,7 @@ function continues(value: string | undefined, offset: number, total: number): bo
  * Write the body into the file as it arrives (see `AtomicFile.write`). Resolves with the connection error when
  * the body drops; rejects with a write (or `onProgress`) error.
  */
-async function write(response: SentResponse, state: Transfer): Promise<APIConnectionError | undefined> {
+async function write(response: StreamedAnswer, state: Transfer): Promise<APIConnectionError | undefined> {
   const { file, options } = state;
   let writing = false;
   try {

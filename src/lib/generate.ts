@@ -1,23 +1,22 @@
 import { type AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
-import type { Answer } from '../internal/api-promise.js';
-import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { checkOutputPath } from '../internal/output-path.js';
-import type { CreateHooks, RequestOptions } from '../internal/request-options.js';
-import { DEFAULT_JOB_ATTEMPTS } from '../internal/retry.js';
 import { type JobTrace, traceJob } from '../internal/tracing.js';
-import type { HTTPPort } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
+import type { CreateOptions, Endpoints } from './endpoints.js';
 import { type JobStage, namingJob, nextCall } from './job-error.js';
-import { type JobPlaces, type JobPlan, makeJob, OUTSIDE_LIMIT } from './make-job.js';
+import { DEFAULT_JOB_ATTEMPTS } from './job-policy.js';
+import { type JobRun, runJob } from './job-runner.js';
 import type { VideoCreateParams } from './media/prepare.js';
-import { pollHint } from './poll-schedule.js';
-import { type WaitOptions, waitForVideo } from './wait.js';
+import type { WaitOptions } from './wait.js';
+
+export type { CreateOptions } from './endpoints.js';
 
 /**
- * Options of `videos.createAndWait`. `timeout`, `maxRetries`, `maxRetryDelay` and `headers` apply to the
- * create request (its upload), as they do on `create`; `waitTimeout` bounds the wait that follows;
- * `signal` stops either.
+ * Options of `videos.createAndWait`. `timeout`, `maxRetryDelay` and `headers` apply to the create request (its
+ * upload), as they do on `create`; a refused create (429, 503) is sent again by the job runner, not by `maxRetries`,
+ * waiting out its `Retry-After` up to `maxRetryDelay`. `waitTimeout` bounds the wait for each job; `signal` stops
+ * either.
  */
 export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, 'signal'> {
   /**
@@ -27,6 +26,14 @@ export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, '
    * @default undefined
    */
   onCreated?: ((video: Video) => void | Promise<void>) | undefined;
+  /**
+   * Jobs made for the video at most: a job that ends FAILED for a rate limit or a fault of the service (a code such
+   * as `internal_error`) is created again, after a short backoff; any other failure is thrown at once (the same
+   * inputs would most likely fail again, and be paid for again). The same option, and meaning, on every method that
+   * makes videos. Refused creates (no job started) are not counted here: up to 20 are sent again.
+   * @default 3
+   */
+  maxJobAttempts?: number | undefined;
 }
 
 /**
@@ -45,17 +52,17 @@ export interface GenerateOptions extends CreateAndWaitOptions {
    */
   videoId?: string | undefined;
   /**
-   * Awaited when a create is answered 429, with its `Retry-After` in ms (undefined without one), before any retry.
+   * Awaited when a create is answered 429, with its `Retry-After` in ms (undefined without one), before any wait.
    * If it throws, `generate` rejects with exactly that error and no job was created (a queue's own rate-limit
-   * error goes back to the queue); if it returns, the create is retried as `maxRetries` allows.
+   * error goes back to the queue); if it returns, the create is sent again once the `Retry-After` has passed.
    * @default undefined
    */
   onThrottled?: ((retryAfterMs: number | undefined) => void | Promise<void>) | undefined;
   /**
    * `'external'` runs the job outside the client's limit on jobs running at once (a queue already limits them): it
-   * waits for no place, takes none, and the client's limit does not learn from its create. A job FAILED for a rate
-   * limit is then created again at once: the outside limit paces the account's jobs, and a pause would leave its
-   * place idle.
+   * waits for no place, takes none, and the client's limit does not learn from its create. A refused create waits
+   * its `Retry-After` holding the outside place; a job FAILED for a rate limit is created again at once: the outside
+   * limit paces the account's jobs, and a pause would leave its place idle.
    * @default 'client'
    */
   jobLimit?: 'client' | 'external' | undefined;
@@ -69,43 +76,25 @@ export interface GenerateResult {
   bytes: number;
 }
 
-/** Options of `videos.create`. */
-export interface CreateOptions extends RequestOptions {
-  /** Check formats and durations locally before uploading. @default true */
-  validate?: boolean | undefined;
-}
-
-/** @internal What createAndWait and generate use: the HTTP port, the resource's create, the client's job limiter. */
-export interface JobPort {
-  http: HTTPPort;
-  /** `videos.create`, with the response it came in (its headers may hint when to poll first). */
-  create(params: VideoCreateParams, options: CreateOptions & CreateHooks): Promise<Answer<Video>>;
-  limiter: ConcurrencyLimiter;
-}
-
-/** What `makeVideo` takes of generate's own options. */
-type JobOptions = Pick<GenerateOptions, 'videoId' | 'onThrottled' | 'jobLimit'>;
-
 /**
- * @internal The engine of `videos.createAndWait`: a create, then a wait, under a permit of the client's job limiter
- * that covers the job's life. Errors after the create name the job and the call that goes on from `stage`.
+ * @internal The engine of `videos.createAndWait`: one video's job made by the job runner. Errors after a create
+ * name the job and the call that goes on from `stage`.
  */
-export function createAndWait(
-  jobs: JobPort,
-  params: VideoCreateParams,
-  options: CreateAndWaitOptions,
-  stage: JobStage = 'running',
-): Promise<Video> {
-  return traceJob(jobTrace(jobs, 'createAndWait', {}), (job) => makeVideo(jobs, params, options, stage, 1, job));
+export function createAndWait(api: Endpoints, params: VideoCreateParams, options: CreateAndWaitOptions): Promise<Video> {
+  return traceJob(jobTrace(api, 'createAndWait', {}), (job) => makeVideo(api, params, options, 'running', job));
 }
 
 /** The payload of a job's trace, at its start. */
-function jobTrace(jobs: JobPort, operation: JobTrace['operation'], options: JobOptions): () => JobTrace {
+function jobTrace(
+  api: Endpoints,
+  operation: JobTrace['operation'],
+  options: Pick<GenerateOptions, 'videoId' | 'jobLimit'>,
+): () => JobTrace {
   return () => ({
     operation,
     videoId: options.videoId,
     polls: 0,
-    jobLimit: options.jobLimit === 'external' ? undefined : jobs.limiter.limit,
+    jobLimit: options.jobLimit === 'external' ? undefined : api.limiter.limit,
   });
 }
 
@@ -117,72 +106,78 @@ function traceOutcome(job: JobTrace | undefined, video: Video | undefined, error
 }
 
 /**
- * A video's job made by `makeJob`: the one `videoId` names, else created (then `onCreated` awaited before the first
- * poll), and waited on; made again after the failures retry.ts says, `maxAttempts` jobs at most. A refused create is
- * left to its request's retries. Errors after a create name the job and the call that goes on from `stage`.
+ * A video's job, by the runner: the one `videoId` names, else created (then `onCreated` awaited before the first
+ * poll), and waited on; made again after the failures job-policy.ts says, `maxJobAttempts` jobs at most. Errors while
+ * a job is in hand name it and the call that goes on from `stage`.
  */
 async function makeVideo(
-  jobs: JobPort,
+  api: Endpoints,
   params: VideoCreateParams,
-  options: CreateAndWaitOptions & JobOptions,
+  options: Omit<GenerateOptions, 'output' | 'onDownloadProgress'>,
   stage: JobStage,
-  maxAttempts: number,
-  job?: JobTrace,
+  job: JobTrace | undefined,
 ): Promise<Video> {
-  const { timeout, maxRetries, maxRetryDelay, headers, validate, signal, videoId, onCreated, onThrottled, jobLimit, ...wait } = options;
-  const places = jobPlacesFor(jobs, jobLimit);
-  const request = { timeout, maxRetries, maxRetryDelay, headers, validate, signal, onThrottled, jobFeedback: !places.outside };
-  // The create's answer counts as the first poll, its hint included.
-  let first: { video: Video; hint: number | undefined } | undefined;
+  const {
+    timeout,
+    maxRetries: _reads,
+    maxRetryDelay,
+    headers,
+    validate,
+    signal,
+    videoId,
+    onCreated,
+    onThrottled,
+    jobLimit,
+    ...wait
+  } = options;
+  const { maxJobAttempts = DEFAULT_JOB_ATTEMPTS, ...waitOptions } = wait;
+  // The job in hand: taken up or created, and not yet ended.
+  let live = videoId;
   let ended = 0;
-  const plan: JobPlan = {
-    resume: videoId,
-    create: async () => {
-      const created = await jobs.create(params, request);
-      first = { video: created.data, hint: pollHint(created.headers) };
-      if (job) job.videoId = created.data.id;
-      try {
-        // Awaited before anything else can fail: the caller stores the id of a job it now pays for.
-        await onCreated?.(created.data);
-      } catch (error) {
-        throw stranded(jobs, error, created.data.id, stage);
-      }
-      return created.data.id;
-    },
-    wait: async (id) => {
-      const initial = first?.video.id === id ? first : undefined;
-      first = undefined;
-      try {
-        return await waitForVideo(jobs.http, id, { ...wait, signal }, initial);
-      } catch (error) {
-        throw stranded(jobs, error, id, stage);
-      }
-    },
-    ended: async () => ++ended,
+  const run: JobRun = {
+    api,
+    jobLimit,
+    maxJobAttempts,
+    create: { timeout, maxRetryDelay, headers, validate },
+    signal,
+    aborted: 'The call was aborted.',
+    onThrottled,
   };
   try {
-    const video = await makeJob(plan, { places, maxAttempts, signal, aborted: 'The call was aborted.', recreateRefused: false });
+    const video = await runJob(
+      {
+        resume: videoId,
+        params,
+        created: async (video) => {
+          live = video.id;
+          if (job) job.videoId = video.id;
+          await onCreated?.(video);
+        },
+        wait: waitOptions,
+        ended: async () => {
+          live = undefined;
+          return ++ended;
+        },
+      },
+      run,
+    );
     traceOutcome(job, video);
     return video;
   } catch (error) {
     traceOutcome(job, undefined, error);
-    throw error;
+    // A job that ended names itself; any other error while a job is in hand names that job and how to go on.
+    if (error instanceof VideoFailedError || error instanceof VideoCancelledError) throw namingJob(error, error.video.id);
+    throw live === undefined ? error : stranded(api, error, live, stage);
   }
-}
-
-/** The places a job takes: the client's limiter, or none (`jobLimit: 'external'`). */
-function jobPlacesFor(jobs: JobPort, jobLimit: GenerateOptions['jobLimit']): JobPlaces {
-  // Checked at the public boundary (internal/arguments.ts): 'client', 'external' or undefined.
-  return jobLimit === 'external' ? OUTSIDE_LIMIT : jobs.limiter;
 }
 
 /**
  * `error`, which stopped a call after job `id` was created, naming the job and the call that goes on from `stage`.
  * A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed, even in the log.
  */
-function stranded(jobs: JobPort, error: unknown, id: string, stage: JobStage): AvatarVideoError {
+function stranded(api: Endpoints, error: unknown, id: string, stage: JobStage): AvatarVideoError {
   if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
-    jobs.http.logger.warn(
+    api.logger.warn(
       `video ${id} was created, but the call stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
     );
   }
@@ -193,21 +188,21 @@ function stranded(jobs: JobPort, error: unknown, id: string, stage: JobStage): A
  * @internal The engine of `videos.generate`: `output` checked, then the job made (taken up, or created and made again
  * as a batch's item is), then the download.
  */
-export async function generate(jobs: JobPort, params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
+export async function generate(api: Endpoints, params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
   await checkOutputPath(options.output);
-  return traceJob(jobTrace(jobs, 'generate', options), (job) => makeAndSave(jobs, params, options, job));
+  return traceJob(jobTrace(api, 'generate', options), (job) => makeAndSave(api, params, options, job));
 }
 
 /** generate's job, made then saved. */
-async function makeAndSave(jobs: JobPort, params: VideoCreateParams, options: GenerateOptions, job: JobTrace | undefined) {
+async function makeAndSave(api: Endpoints, params: VideoCreateParams, options: GenerateOptions, job: JobTrace | undefined) {
   const { output, onDownloadProgress, ...rest } = options;
-  const video = await makeVideo(jobs, params, rest, 'running-then-save', DEFAULT_JOB_ATTEMPTS, job);
+  const video = await makeVideo(api, params, rest, 'running-then-save', job);
   try {
     const { signal, timeout, maxRetries } = options;
-    const { path, bytes } = await downloadVideo(jobs.http, video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });
+    const { path, bytes } = await downloadVideo(api, video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });
     return { video, path, bytes };
   } catch (error) {
-    jobs.http.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
+    api.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
     throw namingJob(error, video.id, nextCall(video.id, 'complete'));
   }
 }

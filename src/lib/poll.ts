@@ -5,10 +5,10 @@
  */
 import { checkArgument } from '../internal/arguments.js';
 import type { RequestOptions } from '../internal/request-options.js';
-import type { HTTPPort } from '../internal/transport.js';
 import type { Video } from '../schemas.js';
+import type { Endpoints } from './endpoints.js';
 import { pollHint, startWait, stepWait, type WaitState } from './poll-schedule.js';
-import { isSettled, retrieveVideo, scheduleOf, WAIT_CLOCK, type WaitClock, type WaitOptions } from './wait.js';
+import { isSettled, scheduleOf, WAIT_CLOCK, type WaitClock, type WaitOptions } from './wait.js';
 
 /** Options of `videos.poll`: the request's, and the schedule's (pass the same ones at every step). */
 export interface PollOptions extends RequestOptions, Pick<WaitOptions, 'pollInterval' | 'maxPollInterval'> {}
@@ -69,12 +69,17 @@ function isWhole(s: Record<string, unknown>): boolean {
 const wallClock: Pick<WaitClock, 'now' | 'random'> = { now: () => Date.now(), random: Math.random };
 
 /** @internal The engine of `videos.poll`: one retrieve, then the plan `waitForCompletion` would make. */
-export async function pollVideo(http: HTTPPort, id: string, previous: unknown, options: PollOptions): Promise<PollResult> {
+export async function pollVideo(
+  api: Pick<Endpoints, 'retrieve'>,
+  id: string,
+  previous: unknown,
+  options: PollOptions,
+): Promise<PollResult> {
   const { pollInterval, maxPollInterval, ...request } = options;
   const clock = (options as { [WAIT_CLOCK]?: WaitClock })[WAIT_CLOCK] ?? wallClock;
   const known = previous === undefined ? { wait: startWait(clock.now()), polls: 0 } : readState(previous, id);
   const sentAt = clock.now();
-  const answer = await retrieveVideo(http, id, request);
+  const answer = await api.retrieve(id, request);
   const video = answer.data;
   const polls = known.polls + 1;
   if (isSettled(video)) return { video, done: true, nextPollAfterMs: undefined, state: writeState(id, known.wait, polls) };

@@ -1,11 +1,8 @@
 import { APIError, APIUserAbortError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
-import type { Answer } from '../internal/api-promise.js';
-import { apiPath } from '../internal/path.js';
-import type { RequestOptions } from '../internal/request-options.js';
 import { backoff, isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
-import type { HTTPPort } from '../internal/transport.js';
-import { type Video, videoSchema } from '../schemas.js';
+import type { Video } from '../schemas.js';
+import type { Endpoints } from './endpoints.js';
 import { hintedDelay, type PollPlan, type PollScheduleOptions, pollHint, startWait, stepWait, type WaitState } from './poll-schedule.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
@@ -79,12 +76,12 @@ const realClock: WaitClock = {
  * @internal Use `client.videos.waitForCompletion`.
  */
 export async function waitForVideo(
-  http: HTTPPort,
+  api: Pick<Endpoints, 'retrieve' | 'timeout' | 'logger'>,
   id: string,
   options: WaitOptions = {},
   initial?: { video: Video; hint: number | undefined },
 ): Promise<Video> {
-  const wait = new Wait(http, id, options);
+  const wait = new Wait(api, id, options);
   const { signal } = options;
   if (signal?.aborted) wait.interrupted(undefined);
   const cancelDeadline = wait.clock.after(wait.waitTimeout, () => wait.controller.abort(new Error('wait deadline')));
@@ -113,7 +110,7 @@ class Wait {
   lastError: unknown;
 
   constructor(
-    readonly http: HTTPPort,
+    readonly api: Pick<Endpoints, 'retrieve' | 'timeout' | 'logger'>,
     readonly id: string,
     readonly options: WaitOptions,
   ) {
@@ -143,10 +140,7 @@ class Wait {
       if (remaining <= 0) throw this.timedOut();
       const sentAt = clock.now();
       try {
-        const answer = await retrieveVideo(this.http, this.id, {
-          signal: this.controller.signal,
-          timeout: Math.min(this.http.timeout, remaining),
-        });
+        const answer = await this.api.retrieve(this.id, { signal: this.controller.signal, timeout: Math.min(this.api.timeout, remaining) });
         fresh = answer.data;
         hint = pollHint(answer.headers);
         // The server looked at the job somewhere between sending and answering.
@@ -158,7 +152,7 @@ class Wait {
         // A failure the core calls transient (5xx, 429, a dropped connection) must not end a wait that may last
         // minutes. Anything else (401, 403, 404) does.
         if (!isRetryable('read', error)) throw error;
-        this.http.logger.info(`polling video ${this.id} failed (${(error as Error).message}); polling again`);
+        this.api.logger.info(`polling video ${this.id} failed (${(error as Error).message}); polling again`);
         this.lastError = error;
         failures++;
         fresh = undefined;
@@ -221,9 +215,4 @@ export function isSettled(video: Video): boolean {
 export function scheduleOf(options: Pick<WaitOptions, 'pollInterval' | 'maxPollInterval'>): PollScheduleOptions {
   const pollInterval = options.pollInterval ?? 2_000;
   return { pollInterval, maxPollInterval: Math.max(options.maxPollInterval ?? 10_000, pollInterval) };
-}
-
-/** @internal GET one video, with the response it came in (its headers may hint when to poll next). Throws at once for a bad id. */
-export function retrieveVideo(http: HTTPPort, id: string, options?: RequestOptions): Promise<Answer<Video>> {
-  return http.request({ method: 'GET', path: apiPath`v1/videos/${id}`, route: 'v1/videos/{id}', kind: 'read' }, videoSchema, options);
 }

@@ -1,31 +1,23 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
 import { checkArgument, checkOptions, ITERABLE, pathTo, videoIdOf } from '../internal/arguments.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
-import { encodeMultipart } from '../internal/multipart.js';
-import type { CreateHooks, RequestOptions } from '../internal/request-options.js';
+import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
 import { generateBatch } from '../lib/batch/generate-batch.js';
 import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
-import { contentAddress, contentRequest, openContent, type VideoContent } from '../lib/content.js';
+import type { VideoContent } from '../lib/content.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
-import {
-  type CreateAndWaitOptions,
-  type CreateOptions,
-  createAndWait,
-  type GenerateOptions,
-  type GenerateResult,
-  generate,
-  type JobPort,
-} from '../lib/generate.js';
+import type { CreateOptions } from '../lib/endpoints.js';
+import { type CreateAndWaitOptions, createAndWait, type GenerateOptions, type GenerateResult, generate } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
-import { checkParams, prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
-import { prepareValidated } from '../lib/media/validate.js';
+import { checkParams, type VideoCreateParams } from '../lib/media/prepare.js';
 import { type PollOptions, type PollResult, type PollState, pollVideo } from '../lib/poll.js';
-import { retrieveVideo, type WaitOptions, waitForVideo } from '../lib/wait.js';
+import { type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
-import { normaliseList, type Video, videoListSchema, videoSchema } from '../schemas.js';
+import type { Video } from '../schemas.js';
+import { VideoEndpoints } from './endpoints.js';
 
-export type { CreateOptions } from '../lib/generate.js';
+export type { CreateOptions } from '../lib/endpoints.js';
 
 /** Options of `videos.contentURL`. */
 export type ContentURLOptions = RequestOptions;
@@ -38,9 +30,8 @@ export type ContentURLOptions = RequestOptions;
  */
 export class Videos {
   readonly #transport: Transport;
-  readonly #limits: { maxAudioSeconds: number };
-  /** What createAndWait and generate use; its limiter is the client's, shared by every workflow. */
-  readonly #jobs: JobPort;
+  /** The endpoints: what every method below calls, and the one port the workflows of lib/ take. */
+  readonly #api: VideoEndpoints;
 
   /** @internal Built by the client, which owns the transport. */
   static build(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter): Videos {
@@ -50,31 +41,21 @@ export class Videos {
   // Private, and built through `build` above: the published type shows no constructor, nor the internal types it takes.
   private constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
     this.#transport = transport;
-    this.#limits = limits;
-    this.#jobs = { http: transport, create: (params, options) => this.#create(params, options), limiter };
+    this.#api = new VideoEndpoints(transport, limits, limiter);
   }
 
   /**
    * Start a video job from a driving audio file and one visual reference.
    * Inputs are checked locally first (formats from their bytes, durations measured), so a bad file
-   * fails in milliseconds with every problem listed, before any upload. Not retried once it may have reached the server: a duplicate job would be billed twice.
+   * fails in milliseconds with every problem listed, before any upload. A refused create (429 with a `Retry-After`
+   * up to `maxRetryDelay`, 503, or a connection that failed before sending) started no job and is sent again, up to
+   * `maxRetries` times; one that may have reached the server is not: a duplicate job would be billed twice.
    * `signal` stops the upload while it is being sent; an abort after it has left waits for the answer and returns
    * the job, which exists and is paid for.
    */
   create(params: VideoCreateParams, options?: CreateOptions): APIPromise<Video> {
     const method = 'videos.create';
-    return this.#transport.promise(() => this.#create(checkParams(method, params), checkOptions(method, options)));
-  }
-
-  async #create(params: VideoCreateParams, options: CreateOptions & CreateHooks): Promise<Answer<Video>> {
-    // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded.
-    const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
-    try {
-      const body = () => encodeMultipart(prepared.files, prepared.fields);
-      return await this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body }, videoSchema, options);
-    } finally {
-      await prepared.dispose();
-    }
+    return this.#transport.promise(() => this.#api.create(checkParams(method, params), checkOptions(method, options)));
   }
 
   /**
@@ -83,7 +64,7 @@ export class Videos {
    */
   retrieve(video: string | Video, options?: RequestOptions): APIPromise<Video> {
     const method = 'videos.retrieve';
-    return this.#transport.promise(() => retrieveVideo(this.#transport, videoIdOf(method, video), checkOptions(method, options)));
+    return this.#transport.promise(() => this.#api.retrieve(videoIdOf(method, video), checkOptions(method, options)));
   }
 
   /**
@@ -94,15 +75,12 @@ export class Videos {
    * other than `asc` or `desc`; nothing is requested.
    */
   list(params?: VideoListParams, options?: RequestOptions): VideoPagePromise {
-    // `{ ...query }`: the params as the plain record the transport's query takes.
-    const page = (query: VideoListParams) =>
-      this.#transport.request({ method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' }, videoListSchema, options);
-    const next = async (query: VideoListParams) => normaliseList((await page(query)).data);
+    const next = async (query: VideoListParams) => (await this.#api.list(query, options)).data;
     const first = async (): Promise<Answer<VideoPage>> => {
       const query = checkOptions('videos.list', params, undefined, 'params');
       checkOptions('videos.list', options);
-      const answer = await page(query);
-      return { ...answer, data: VideoPage.build(normaliseList(answer.data), query, next) };
+      const answer = await this.#api.list(query, options);
+      return { ...answer, data: VideoPage.build(answer.data, query, next) };
     };
     return VideoPagePromise.build(this.#transport.promise(first));
   }
@@ -115,7 +93,7 @@ export class Videos {
    */
   content(video: string | Video, options?: RequestOptions): APIPromise<VideoContent> {
     const method = 'videos.content';
-    return this.#transport.promise(() => openContent(this.#transport, videoIdOf(method, video), checkOptions(method, options)));
+    return this.#transport.promise(() => this.#api.content(videoIdOf(method, video), checkOptions(method, options)));
   }
 
   /**
@@ -125,12 +103,8 @@ export class Videos {
    * @param video An id, or a video (its `id` is used).
    */
   contentURL(video: string | Video, options?: ContentURLOptions): APIPromise<string> {
-    const transport = this.#transport;
-    return transport.promise(() => {
-      const [id, checked] = [videoIdOf('videos.contentURL', video), checkOptions('videos.contentURL', options)];
-      const resolve = () => transport.resolveRedirect(contentAddress(transport, id), contentRequest(checked));
-      return transport.withRetries('read', checked, resolve);
-    });
+    const method = 'videos.contentURL';
+    return this.#transport.promise(() => this.#api.contentURL(videoIdOf(method, video), checkOptions(method, options)));
   }
 
   /**
@@ -146,7 +120,7 @@ export class Videos {
    */
   async waitForCompletion(video: string | Video, options?: WaitOptions): Promise<Video> {
     const method = 'videos.waitForCompletion';
-    return waitForVideo(this.#transport, videoIdOf(method, video), checkOptions(method, options));
+    return waitForVideo(this.#api, videoIdOf(method, video), checkOptions(method, options));
   }
 
   /**
@@ -163,7 +137,7 @@ export class Videos {
    */
   async poll(video: string | Video, state?: PollState, options?: PollOptions): Promise<PollResult> {
     const method = 'videos.poll';
-    return pollVideo(this.#transport, videoIdOf(method, video), state, checkOptions(method, options));
+    return pollVideo(this.#api, videoIdOf(method, video), state, checkOptions(method, options));
   }
 
   /**
@@ -172,12 +146,14 @@ export class Videos {
    * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
    * `waitTimeout` bounds the wait. Jobs of one client share one adaptive limit on how many run at once (it starts
    * at 2 and grows while the service keeps up): a call beyond it waits for a place before creating anything, and
-   * that wait counts against neither `timeout` nor `waitTimeout`. When the wait stops for another reason (an
-   * abort, a 401), a warning names the job, which keeps running on the service.
+   * that wait counts against neither `timeout` nor `waitTimeout`. A refused create is sent again once its
+   * `Retry-After` has passed, without holding a place; a job FAILED for a rate limit or a fault of the service is
+   * made again (`maxJobAttempts`, 3 jobs at most). When the wait stops for another reason (an abort, a 401), a
+   * warning names the job, which keeps running on the service.
    */
   async createAndWait(params: VideoCreateParams, options?: CreateAndWaitOptions): Promise<Video> {
     const method = 'videos.createAndWait';
-    return createAndWait(this.#jobs, checkParams(method, params), checkOptions(method, options));
+    return createAndWait(this.#api, checkParams(method, params), checkOptions(method, options));
   }
 
   /**
@@ -194,7 +170,7 @@ export class Videos {
     const method = 'videos.download';
     videoIdOf(method, video);
     checkArgument(method, 'path', path, pathTo("the file to save to, e.g. 'video.mp4'"));
-    return downloadVideo(this.#transport, video, path, checkOptions(method, options));
+    return downloadVideo(this.#api, video, path, checkOptions(method, options));
   }
 
   /**
@@ -204,19 +180,19 @@ export class Videos {
    * fails, the video is still COMPLETE on the service, so `download(id, output)` can be tried again without paying twice.
    * Like `createAndWait`, it shares the client's limit on jobs running at once: `Promise.all` of many calls starts
    * 2 jobs, then more as the service accepts them (`jobLimit: 'external'` leaves that to a queue of your own).
-   * A job that ends FAILED for a rate limit or a fault of the service is created again, as a batch's item is (3 jobs
-   * at most). For a worker that may crash: store the id in `onCreated`, and take the job up again with `videoId`.
+   * A job that ends FAILED for a rate limit or a fault of the service is created again, as a batch's item is
+   * (`maxJobAttempts`, 3 jobs at most). For a worker that may crash: store the id in `onCreated`, and take the job up again with `videoId`.
    * @throws OutputPathError when `output` cannot be saved to; no request is sent.
    * @throws InvalidArgumentError for a `videoId` that is not an id or an unknown `jobLimit`; no request is sent.
    */
   async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
     const method = 'videos.generate';
-    return generate(this.#jobs, checkParams(method, params), checkOptions(method, options, "{ output: 'video.mp4' }"));
+    return generate(this.#api, checkParams(method, params), checkOptions(method, options, "{ output: 'video.mp4' }"));
   }
 
   /**
    * Make a video of any length: audio over `maxSegmentSeconds` is split at quiet points, the segments are
-   * generated `concurrency` at a time, and their MP4s are joined without re-encoding. A manifest in `workDir`
+   * generated side by side (each job under the client's one limit, `jobConcurrency`), and their MP4s are joined without re-encoding. A manifest in `workDir`
    * records every job, so running the same call again after a crash, an abort or a failed segment resumes
    * without paying twice. Audio of 60 s or less is one ordinary `generate`. `output` and `workDir` are checked
    * before anything is created; every error after a create carries a job's `videoId` and names the jobs made.
@@ -225,15 +201,15 @@ export class Videos {
   async generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
     const method = 'videos.generateLong';
     const checked = checkOptions(method, options, "{ output: 'long.mp4' }");
-    return generateLong(this, checkParams(method, params), checked, this.#jobs.limiter);
+    return generateLong(this.#api, checkParams(method, params), checked);
   }
 
   /**
    * Make many videos, one per item, each saved as `<outputDir>/<key>.mp4`. `outputDir` and every item are checked
    * before any job is created (`OutputPathError`; all item problems at once, as `BatchInputError`). An item whose
    * audio is longer than one job allows is made as `generateLong` makes it, its segments' jobs listed in its
-   * result's `segmentVideoIds`. Jobs run as many at once as the service takes (`concurrency: 'auto'`); a job
-   * FAILED for a rate limit is created again. A ledger in `outputDir` makes the call resumable: after a crash or
+   * result's `segmentVideoIds`. Jobs run as many at once as the client's limit lets (`jobConcurrency`, shared with
+   * its other calls); a job FAILED for a rate limit or a fault of the service is created again (`maxJobAttempts`). A ledger in `outputDir` makes the call resumable: after a crash or
    * an abort, run it again over the same folder and no job is paid for twice. Items that fail are reported in the summary; they do not stop the batch.
    */
   async generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
@@ -241,6 +217,6 @@ export class Videos {
     checkArgument(method, 'items', items, ITERABLE);
     const checked = checkOptions(method, options, "{ outputDir: 'videos' }");
     checkArgument(method, 'outputDir', checked.outputDir, pathTo("the folder to save to, e.g. 'videos'"));
-    return generateBatch({ videos: this, limiter: this.#jobs.limiter, limits: this.#limits }, items, checked);
+    return generateBatch(this.#api, items, checked);
   }
 }

@@ -15,7 +15,9 @@ const [baseURL, apiKey, outputDir, audio, image, count, longAudio, concurrency] 
   string?,
   string?,
 ];
-const client = new AvatarVideo({ baseURL, apiKey, logLevel: 'off' });
+// A concurrency sets the one limit on jobs (the client's), and the batch's width of items in hand alike.
+const width = concurrency ? Number(concurrency) : 'auto';
+const client = new AvatarVideo({ baseURL, apiKey, logLevel: 'off', jobConcurrency: width });
 const items: BatchItem[] = Array.from({ length: Number(count) }, (_, i) => ({
   key: `item-${i}`,
   audio_reference: audio,
@@ -24,7 +26,7 @@ const items: BatchItem[] = Array.from({ length: Number(count) }, (_, i) => ({
 if (longAudio) items.unshift({ key: 'long', audio_reference: longAudio, image_reference: image });
 await client.videos.generateBatch(items, {
   outputDir,
-  concurrency: concurrency ? Number(concurrency) : 'auto',
+  concurrency: width,
   pollInterval: 40,
   maxPollInterval: 80,
   onItem: (result) => process.stdout.write(`${result.status} ${result.key}\n`),

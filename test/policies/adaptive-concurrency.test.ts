@@ -264,58 +264,28 @@ describe('ConcurrencyLimiter', () => {
     await Promise.all(runs);
   });
 
-  it('runs a job with bounds of its own by them: a fixed 3 above the limit of 2, while a job without waits its turn', async () => {
+  it('holds every job to the one limit, in arrival order: no caller brings a limit of its own', async () => {
     const limiter = new ConcurrencyLimiter({ now: () => 0 });
     const started: string[] = [];
-    const gates: Array<ReturnType<typeof gate>> = [];
-    const start = (name: string, bounds?: { min: number; max: number }) => {
+    const gates = new Map<string, ReturnType<typeof gate>>();
+    const runs = ['a', 'b', 'c', 'd'].map((name) => {
       const g = gate();
-      gates.push(g);
-      return limiter.run(
-        () => {
-          started.push(name);
-          return g.job();
-        },
-        { bounds },
-      );
-    };
-    const fixed = { min: 3, max: 3 };
-    start('a', fixed);
-    start('b', fixed);
-    start('plain'); // the limit (2) is full: it waits
-    start('c', fixed); // behind it, but its own bound has room
-    start('d', fixed); // 3 run: it waits
-    await tick();
-    expect(started).toEqual(['a', 'b', 'c']);
-    expect(limiter.snapshot().running).toBe(3);
-    expect(limiter.snapshot()).toMatchObject({ limit: 2, running: 3 });
-    for (const g of gates) g.finish();
-  });
-
-  it('counts every job once: a fixed bound counts the jobs without one, rather than running beside them', async () => {
-    const limiter = new ConcurrencyLimiter({ now: () => 0 });
-    const plain = gate();
-    const first = limiter.run(plain.job);
-    const started: string[] = [];
-    const fixed = ['x', 'y'].map((name) => {
-      const g = gate();
-      const run = limiter.run(
-        () => {
-          started.push(name);
-          return g.job();
-        },
-        { bounds: { min: 2, max: 2 } },
-      );
-      return { ...g, run };
+      gates.set(name, g);
+      return limiter.run(() => {
+        started.push(name);
+        return g.job();
+      });
     });
     await tick();
-    expect(started).toEqual(['x']);
-    plain.finish();
-    await first;
+    expect(started).toEqual(['a', 'b']);
+    expect(limiter.snapshot()).toMatchObject({ limit: 2, running: 2 });
+    gates.get('b')?.finish();
     await tick();
-    expect(started).toEqual(['x', 'y']);
-    for (const g of fixed) g.finish();
-    await Promise.all(fixed.map((g) => g.run));
+    expect(started).toEqual(['a', 'b', 'c']);
+    expect(limiter.snapshot().running).toBe(2);
+    for (const g of gates.values()) g.finish();
+    await Promise.all(runs);
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('teaches the policy what a job’s error says, and shows the last throttle', async () => {
@@ -329,12 +299,13 @@ describe('ConcurrencyLimiter', () => {
     expect(limiter.snapshot().limit).toBe(1); // ...which the snapshot shows in lastThrottle, not as a limit of 0
   });
 
-  it('takes a fixed concurrency as bounds of its own, and refuses one that is not a whole number of at least 1', () => {
+  it('takes a fixed jobConcurrency as its bounds, and refuses one that is not a whole number of at least 1', () => {
     expect(new ConcurrencyLimiter({ concurrency: 5 }).snapshot().limit).toBe(5);
-    expect(concurrencyBounds('auto', 'concurrency')).toBeUndefined();
+    expect(new ConcurrencyLimiter({ concurrency: 5 }).bounds).toEqual({ min: 5, max: 5 });
+    expect(concurrencyBounds('auto', 'jobConcurrency')).toBeUndefined();
     for (const bad of [0, 1.5, -2, Number.NaN]) {
       expect(() => new ConcurrencyLimiter({ concurrency: bad })).toThrow(InvalidArgumentError);
-      expect(() => concurrencyBounds(bad, 'maxConcurrency')).toThrow(/maxConcurrency must be 'auto' or a whole number/);
+      expect(() => concurrencyBounds(bad, 'jobConcurrency')).toThrow(/jobConcurrency must be 'auto' or a whole number/);
     }
   });
 });

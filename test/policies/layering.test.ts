@@ -106,6 +106,12 @@ describe('layers', () => {
     expect(upward).toEqual([]);
   });
 
+  it('keeps lib/ off the HTTP path: its workflows take the endpoints port, never the transport or the send helpers', () => {
+    const http = ['internal/transport.ts', 'internal/send.ts'];
+    const reaching = [...graph].filter(([file, deps]) => file.startsWith('lib/') && deps.some((dep) => http.includes(dep)));
+    expect(reaching).toEqual([]);
+  });
+
   it('keeps bullmq/ on the public API: the main entry by its name, so the build holds one copy of each error class', () => {
     // Everything bullmq/ reaches by relative import is bundled into its entry: only leaf modules (pure rules of lib/,
     // internal/brand.ts) may be, so no copy of a class or of state.

@@ -1,41 +1,83 @@
 /**
- * makeJob's pause before making a job again, on injected time (vitest's fake timers): outside the client's limit
- * (a queue holds the place) a job FAILED for a rate limit is created again at once; under a limiter the pause is
- * waited, without a place.
+ * The job runner (lib/job-runner.ts) on injected time (vitest's fake timers) and an endpoints port of the test's own:
+ * the pause before a job is made again (outside the client's limit a job FAILED for a rate limit is created again at
+ * once; under the limiter the pause is waited, without a place), and a refused create's regime (sent once per try,
+ * its Retry-After waited without a place, the limiter and `onThrottled` told first).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { VideoFailedError } from '../../src/errors.js';
-import { type JobPlaces, type JobPlan, makeJob, OUTSIDE_LIMIT } from '../../src/lib/make-job.js';
+import { RateLimitError, VideoFailedError } from '../../src/errors.js';
+import type { Answer } from '../../src/internal/api-promise.js';
+import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
+import type { RequestOptions } from '../../src/internal/request-options.js';
+import type { Endpoints } from '../../src/lib/endpoints.js';
+import { limiterOutcome } from '../../src/lib/job-policy.js';
+import { type JobPlan, type JobRun, runJob } from '../../src/lib/job-runner.js';
+import type { VideoCreateParams } from '../../src/lib/media/prepare.js';
 import type { Video } from '../../src/schemas.js';
 
 const video = (id: string, status: string, code?: string) =>
   ({ id, status, progress: null, error: code ? { code, message: code } : null }) as unknown as Video;
 
-/** A plan whose first job runs 1 s and ends FAILED with `code`; every later one is COMPLETE at once. */
-function planFailingOnce(code: string) {
+/** A 429 as the transport throws it, with its `Retry-After` in seconds. */
+const refusal = (seconds: number) =>
+  Object.assign(Object.create(RateLimitError.prototype), {
+    status: 429,
+    message: 'too many jobs',
+    headers: { 'retry-after': String(seconds) },
+    retryAfter: seconds * 1000,
+  }) as RateLimitError;
+
+/**
+ * Endpoints whose creates answer as `answers` says (an error to throw, else the next job), whose job `vid_1` runs 1 s
+ * and ends FAILED with `code` (COMPLETE at once without one), and whose every other job is COMPLETE at once. `sent` records each create's options.
+ */
+function endpoints(code: string | undefined, answers: Array<Error | undefined> = []) {
+  const limiter = new ConcurrencyLimiter({ outcomeOf: limiterOutcome });
   const created: string[] = [];
-  const plan: JobPlan = {
-    resume: undefined,
-    create: async () => {
-      created.push(`vid_${created.length + 1}`);
-      return created.at(-1) as string;
+  const sent: RequestOptions[] = [];
+  const api = {
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    timeout: 60_000,
+    maxRetryDelay: 60_000,
+    limiter,
+    limits: { maxAudioSeconds: 60 },
+    openCreate: async () => ({
+      send: async (options: RequestOptions): Promise<Answer<Video>> => {
+        sent.push(options);
+        const answer = answers.shift();
+        if (answer) throw answer;
+        created.push(`vid_${created.length + 1}`);
+        return { data: video(created.at(-1) as string, 'PROCESSING'), status: 201, headers: {} };
+      },
+      close: async () => {},
+    }),
+    retrieve: async (id: string): Promise<Answer<Video>> => {
+      if (id !== 'vid_1' || code === undefined) return { data: video(id, 'COMPLETE'), status: 200, headers: {} };
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return { data: video(id, 'FAILED', code), status: 200, headers: {} };
     },
-    wait: async (id) => {
-      if (id === 'vid_1') {
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-        throw new VideoFailedError(video(id, 'FAILED', code));
-      }
-      return video(id, 'COMPLETE');
-    },
-    ended: async () => 1,
-  };
-  return { plan, created };
+  } as unknown as Endpoints;
+  return { api, limiter, created, sent };
 }
 
-/** A limiter's places that have learnt 1 s jobs; each job runs at once. */
-const LIMITER: JobPlaces = { run: (job) => job(), jobMs: 1_000 };
+const plan = (): JobPlan => ({
+  resume: undefined,
+  params: {} as VideoCreateParams,
+  created: async () => {},
+  wait: { pollInterval: 1 },
+  ended: vi.fn(async () => 1),
+});
 
-describe('makeJob: the pause before a job is made again', () => {
+const run = (api: Endpoints, extra: Partial<JobRun> = {}): JobRun => ({
+  api,
+  maxJobAttempts: 3,
+  create: { maxRetryDelay: 60_000 },
+  signal: undefined,
+  aborted: 'aborted',
+  ...extra,
+});
+
+describe('the job runner', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });
@@ -44,26 +86,79 @@ describe('makeJob: the pause before a job is made again', () => {
   });
 
   it('creates again at once after a rate-limited FAILED when a limit outside the SDK holds the place', async () => {
-    const { plan, created } = planFailingOnce('rate_limit_exceeded');
-    const made = makeJob(plan, { places: OUTSIDE_LIMIT, maxAttempts: 3, signal: undefined, aborted: 'aborted' });
-    await vi.advanceTimersByTimeAsync(1_000);
+    const { api, created } = endpoints('rate_limit_exceeded');
+    const made = runJob(plan(), run(api, { jobLimit: 'external' }));
+    // The job's 1 s, and the first poll's millisecond after the create's answer.
+    await vi.advanceTimersByTimeAsync(1_010);
     expect(created).toEqual(['vid_1', 'vid_2']);
     await expect(made).resolves.toMatchObject({ id: 'vid_2', status: 'COMPLETE' });
   });
 
   it('waits before creating again under the client’s limiter, and after a service fault outside it', async () => {
-    for (const [places, code] of [
-      [LIMITER, 'rate_limit_exceeded'],
-      [OUTSIDE_LIMIT, 'internal_error'],
+    for (const [jobLimit, code] of [
+      ['client', 'rate_limit_exceeded'],
+      ['external', 'internal_error'],
     ] as const) {
-      const { plan, created } = planFailingOnce(code);
-      const made = makeJob(plan, { places, maxAttempts: 3, signal: undefined, aborted: 'aborted' });
+      const { api, created } = endpoints(code);
+      const made = runJob(plan(), run(api, { jobLimit }));
       await vi.advanceTimersByTimeAsync(1_050);
       expect(created).toEqual(['vid_1']);
-      // The backoff's longest first pause, a quarter of a 1 s job or retryDelay's half second, has then passed.
+      // The backoff's longest first pause, a quarter of a 1 s job, has then passed.
       await vi.advanceTimersByTimeAsync(500);
       expect(created).toEqual(['vid_1', 'vid_2']);
       await expect(made).resolves.toMatchObject({ id: 'vid_2' });
     }
+  });
+
+  it('gives up after maxJobAttempts jobs, each recorded as it ended', async () => {
+    const { api, created } = endpoints('rate_limit_exceeded');
+    const steps = plan();
+    steps.ended = vi.fn(async () => 1);
+    const made = runJob(steps, run(api, { maxJobAttempts: 1 })).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(1_050);
+    expect(await made).toBeInstanceOf(VideoFailedError);
+    expect(created).toEqual(['vid_1']);
+    expect(steps.ended).toHaveBeenCalledTimes(1);
+  });
+
+  it('sends a refused create once per try, telling the limiter and onThrottled, then waits its Retry-After without a place', async () => {
+    const { api, limiter, created, sent } = endpoints(undefined, [refusal(2), refusal(2)]);
+    const heard: Array<number | undefined> = [];
+    const made = runJob(plan(), run(api, { onThrottled: (ms) => void heard.push(ms) }));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(sent.map((options) => options.maxRetries)).toEqual([0]);
+    expect(heard).toEqual([2_000]);
+    expect(limiter.snapshot()).toMatchObject({ running: 0, lastThrottle: { cause: 'refused', retryAfterMs: 2_000 } });
+    await vi.advanceTimersByTimeAsync(1_900);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(sent).toHaveLength(2);
+    expect(limiter.snapshot().running).toBe(0);
+    await vi.advanceTimersByTimeAsync(2_100);
+    await expect(made).resolves.toMatchObject({ id: 'vid_1' });
+    expect(sent.map((options) => options.maxRetries)).toEqual([0, 0, 0]);
+    expect(created).toEqual(['vid_1']);
+    expect(heard).toEqual([2_000, 2_000]);
+  });
+
+  it('ends as onThrottled throws, with no job made and no wait', async () => {
+    const { api, sent } = endpoints(undefined, [refusal(30)]);
+    const thrown = new Error('the queue takes it from here');
+    const made = runJob(plan(), run(api, { onThrottled: () => Promise.reject(thrown) })).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await made).toBe(thrown);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('outside the limit, teaches it nothing and sleeps the Retry-After itself', async () => {
+    const { api, limiter, sent } = endpoints(undefined, [refusal(1)]);
+    const made = runJob(plan(), run(api, { jobLimit: 'external' }));
+    await vi.advanceTimersByTimeAsync(900);
+    expect(sent).toHaveLength(1);
+    expect(limiter.snapshot()).toEqual({ limit: 2, running: 0 });
+    await vi.advanceTimersByTimeAsync(200);
+    await expect(made).resolves.toMatchObject({ id: 'vid_1' });
+    expect(sent).toHaveLength(2);
+    expect(limiter.snapshot().lastThrottle).toBeUndefined();
   });
 });

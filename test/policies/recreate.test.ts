@@ -1,9 +1,34 @@
-/** The re-create policy of retry.ts: which failed jobs generateLong and generateBatch make again, when, and how often. */
+/**
+ * The re-create policy of lib/job-policy.ts: which failed jobs the job runner makes again (for `generate`,
+ * `createAndWait`, a batch item, a long video's segment alike), when, and how often; and what a job's error is to it.
+ */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_JOB_ATTEMPTS, MAX_REFUSED_CREATES, recreateDelay, retryDelay, shouldRecreate } from '../../src/internal/retry.js';
+import {
+  APIConnectionError,
+  InternalServerError,
+  RateLimitError,
+  UnprocessableEntityError,
+  VideoCancelledError,
+  VideoFailedError,
+} from '../../src/errors.js';
+import { retryDelay, unsent } from '../../src/internal/retry.js';
+import {
+  DEFAULT_JOB_ATTEMPTS,
+  jobFailure,
+  limiterOutcome,
+  MAX_REFUSED_CREATES,
+  recreateDelay,
+  shouldRecreate,
+} from '../../src/lib/job-policy.js';
+import type { Video } from '../../src/schemas.js';
 
 const failed = (code: string | undefined, rateLimited = false) => ({ kind: 'failed' as const, code, rateLimited });
-const refused = (throttled: boolean) => ({ kind: 'refused' as const, throttled });
+const refused = (throttled: boolean, retryAfterMs?: number) => ({ kind: 'refused' as const, throttled, retryAfterMs });
+/** The context of a try, the caller's maxRetryDelay at its default. */
+const at = (context: { tries: number; maxJobs: number; jobMs?: number; outsideLimit?: boolean; random?: () => number }) => ({
+  maxRetryDelay: 60_000,
+  ...context,
+});
 
 describe('re-creating a job', () => {
   it('makes again a refused create and a job FAILED for a rate limit or a fault of the service', () => {
@@ -18,50 +43,84 @@ describe('re-creating a job', () => {
   it('reports instead a job that would fail again on the same inputs, one of unknown cause, and a cancelled one', () => {
     for (const code of ['face_not_found', 'invalid_audio', 'content_policy', undefined]) expect(shouldRecreate(failed(code))).toBe(false);
     expect(shouldRecreate({ kind: 'cancelled' })).toBe(false);
-    expect(recreateDelay(failed('face_not_found'), { tries: 1, maxJobs: 10 })).toBeUndefined();
+    expect(recreateDelay(failed('face_not_found'), at({ tries: 1, maxJobs: 10 }))).toBeUndefined();
   });
 
   it('waits retryDelay’s delay, jitter included; after a job ran, counted in quarters of a job’s duration', () => {
     for (const tries of [1, 2, 3, 6]) {
       for (const random of [() => 0, () => 1]) {
         const seconds = retryDelay(tries, undefined, { maxRetryDelay: 1e9, random }) as number;
-        expect(recreateDelay(refused(false), { tries, maxJobs: 10, random })).toBe(seconds);
-        expect(recreateDelay(failed('internal_error'), { tries, maxJobs: 10, random })).toBe(seconds);
+        for (const throttled of [true, false]) expect(recreateDelay(refused(throttled), at({ tries, maxJobs: 10, random }))).toBe(seconds);
+        expect(recreateDelay(failed('internal_error'), at({ tries, maxJobs: 10, random }))).toBe(seconds);
         // 2 s jobs: the first delay is half a second, as retryDelay's; 300 ms jobs: 75 ms.
-        expect(recreateDelay(failed('internal_error'), { tries, maxJobs: 10, jobMs: 2_000, random })).toBe(seconds);
-        expect(recreateDelay(failed('internal_error'), { tries, maxJobs: 10, jobMs: 300, random })).toBe(
+        expect(recreateDelay(failed('internal_error'), at({ tries, maxJobs: 10, jobMs: 2_000, random }))).toBe(seconds);
+        expect(recreateDelay(failed('internal_error'), at({ tries, maxJobs: 10, jobMs: 300, random }))).toBe(
           Math.round((seconds * 300) / 2_000),
         );
       }
     }
-    expect(recreateDelay(failed('x', true), { tries: 1, maxJobs: 10, jobMs: 300, random: () => 0 })).toBe(75);
-    expect(recreateDelay(failed('x', true), { tries: 2, maxJobs: 10, jobMs: 120_000, random: () => 0 })).toBe(60_000);
-    expect(recreateDelay(failed('x', true), { tries: 2, maxJobs: 10, jobMs: 120_000, random: () => 1 })).toBe(45_000);
+    expect(recreateDelay(failed('x', true), at({ tries: 1, maxJobs: 10, jobMs: 300, random: () => 0 }))).toBe(75);
+    expect(recreateDelay(failed('x', true), at({ tries: 2, maxJobs: 10, jobMs: 120_000, random: () => 0 }))).toBe(60_000);
+    expect(recreateDelay(failed('x', true), at({ tries: 2, maxJobs: 10, jobMs: 120_000, random: () => 1 }))).toBe(45_000);
   });
 
-  it('leaves a refused create’s pacing to the client’s limiter, which heard of the 429', () => {
-    expect(recreateDelay(refused(true), { tries: 3, maxJobs: 10 })).toBe(0);
+  it('waits a refused create’s Retry-After exactly, and gives up at once on one beyond maxRetryDelay', () => {
+    expect(recreateDelay(refused(true, 1_500), at({ tries: 3, maxJobs: 10 }))).toBe(1_500);
+    expect(recreateDelay(refused(false, 0), at({ tries: 1, maxJobs: 10 }))).toBe(0);
+    expect(recreateDelay(refused(true, 120_000), at({ tries: 1, maxJobs: 10 }))).toBeUndefined();
+    expect(recreateDelay(refused(true, 120_000), { tries: 1, maxJobs: 10, maxRetryDelay: 120_000 })).toBe(120_000);
   });
 
   it('makes a job FAILED for a rate limit again at once when a limit outside the SDK holds its place', () => {
     for (const random of [() => 0, () => 1]) {
-      expect(recreateDelay(failed('rate_limit_exceeded', true), { tries: 1, maxJobs: 3, outsideLimit: true, random })).toBe(0);
+      expect(recreateDelay(failed('rate_limit_exceeded', true), at({ tries: 1, maxJobs: 3, outsideLimit: true, random }))).toBe(0);
       // A fault of the service is still waited out: the outside limit says nothing of when it heals.
-      expect(recreateDelay(failed('internal_error'), { tries: 1, maxJobs: 3, outsideLimit: true, random })).toBeGreaterThan(0);
-      expect(recreateDelay(failed('rate_limit_exceeded', true), { tries: 1, maxJobs: 3, random })).toBeGreaterThan(0);
+      expect(recreateDelay(failed('internal_error'), at({ tries: 1, maxJobs: 3, outsideLimit: true, random }))).toBeGreaterThan(0);
+      expect(recreateDelay(failed('rate_limit_exceeded', true), at({ tries: 1, maxJobs: 3, random }))).toBeGreaterThan(0);
     }
     // The budget of jobs holds all the same.
-    expect(recreateDelay(failed('rate_limit_exceeded', true), { tries: 3, maxJobs: 3, outsideLimit: true })).toBeUndefined();
+    expect(recreateDelay(failed('rate_limit_exceeded', true), at({ tries: 3, maxJobs: 3, outsideLimit: true }))).toBeUndefined();
   });
 
   it('stops after maxJobs jobs, and after MAX_REFUSED_CREATES refused creates made again', () => {
     expect(DEFAULT_JOB_ATTEMPTS).toBe(3);
-    expect(recreateDelay(failed('x', true), { tries: DEFAULT_JOB_ATTEMPTS - 1, maxJobs: DEFAULT_JOB_ATTEMPTS })).toBeDefined();
-    expect(recreateDelay(failed('x', true), { tries: DEFAULT_JOB_ATTEMPTS, maxJobs: DEFAULT_JOB_ATTEMPTS })).toBeUndefined();
+    expect(recreateDelay(failed('x', true), at({ tries: DEFAULT_JOB_ATTEMPTS - 1, maxJobs: DEFAULT_JOB_ATTEMPTS }))).toBeDefined();
+    expect(recreateDelay(failed('x', true), at({ tries: DEFAULT_JOB_ATTEMPTS, maxJobs: DEFAULT_JOB_ATTEMPTS }))).toBeUndefined();
     // Refusals started no job: they do not spend maxJobs.
     for (const throttled of [true, false]) {
-      expect(recreateDelay(refused(throttled), { tries: MAX_REFUSED_CREATES, maxJobs: 1 })).toBeDefined();
-      expect(recreateDelay(refused(throttled), { tries: MAX_REFUSED_CREATES + 1, maxJobs: 1 })).toBeUndefined();
+      expect(recreateDelay(refused(throttled), at({ tries: MAX_REFUSED_CREATES, maxJobs: 1 }))).toBeDefined();
+      expect(recreateDelay(refused(throttled), at({ tries: MAX_REFUSED_CREATES + 1, maxJobs: 1 }))).toBeUndefined();
     }
+  });
+});
+
+const ended = (status: string, code?: string) =>
+  ({ id: 'vid_1', status, progress: null, error: code ? { code, message: code } : null }) as unknown as Video;
+const answered = <E>(Type: new (...args: never[]) => E, status: number, headers: Record<string, string> = {}) =>
+  Object.assign(Object.create(Type.prototype), { status, headers }) as E;
+
+describe('what a job’s error is to the policy', () => {
+  it('a refused create only before a job exists: 429 (with its Retry-After), 503, or a connection that sent nothing', () => {
+    expect(jobFailure(answered(RateLimitError, 429, { 'retry-after': '2' }), undefined)).toEqual(refused(true, 2_000));
+    expect(jobFailure(answered(InternalServerError, 503), undefined)).toEqual(refused(false, undefined));
+    const cut = new APIConnectionError('refused');
+    unsent.add(cut);
+    expect(jobFailure(cut, undefined)).toEqual(refused(false, undefined));
+    // The create may have reached the service: no say, it is thrown.
+    expect(jobFailure(new APIConnectionError('reset after sending'), undefined)).toBeUndefined();
+    expect(jobFailure(answered(InternalServerError, 500), undefined)).toBeUndefined();
+    expect(jobFailure(answered(UnprocessableEntityError, 422), undefined)).toBeUndefined();
+    // Once a job exists, nothing is a refusal.
+    expect(jobFailure(answered(RateLimitError, 429), 'vid_1')).toBeUndefined();
+  });
+
+  it('a job that ended, by its status and code; and what its end teaches the limiter', () => {
+    const limited = new VideoFailedError(ended('FAILED', 'rate_limit_exceeded'));
+    expect(jobFailure(limited, 'vid_1')).toEqual(failed('rate_limit_exceeded', true));
+    expect(jobFailure(new VideoCancelledError(ended('CANCELLED')), 'vid_1')).toEqual({ kind: 'cancelled' });
+    expect(limiterOutcome(limited)).toBe('throttled');
+    expect(limiterOutcome(new VideoFailedError(ended('FAILED', 'face_not_found')))).toBe('completed');
+    expect(limiterOutcome(new VideoCancelledError(ended('CANCELLED')))).toBe('completed');
+    expect(limiterOutcome(answered(RateLimitError, 429))).toBe('unknown');
   });
 });

@@ -20,7 +20,12 @@ export const single = videoJob({ key: 'alice', audio_reference: '/in/alice.wav',
 export const added: Promise<Job<VideoJobData, VideoJobResult>> = queue.add(single.name, single.data, single.opts);
 export const bulk = queue.addBulk([single, videoJob({ key: 'bob', audio_reference: '/in/bob.wav', video_reference: '/in/me.mp4' })]);
 // Any Queue will do: the processor uses only its rateLimit.
-export const untyped = createVideoProcessor(client, { outputDir: 'out', queue: new Queue('other', { connection }), waitTimeout: 60_000 });
+export const untyped = createVideoProcessor(client, {
+  outputDir: 'out',
+  queue: new Queue('other', { connection }),
+  waitTimeout: 60_000,
+  maxJobAttempts: 2,
+});
 
 // @ts-expect-error inputs are stored as JSON: a path or a file: URL, as a string, not bytes
 videoJob({ key: 'k', audio_reference: new Uint8Array(8), image_reference: '/in/portrait.png' });

@@ -8,6 +8,7 @@ import {
   type AvatarVideo,
   type AvatarVideoError,
   type CreateAndWaitOptions,
+  type GenerateBatchOptions,
   type GenerateLongOptions,
   type GenerateOptions,
   type ImageToVideoParams,
@@ -90,6 +91,15 @@ export const createAndWait: CreateAndWaitOptions = {
 };
 export const generate: GenerateOptions = { output: 'out.mp4', timeout: 300_000, waitTimeout: 900_000 };
 export const long: GenerateLongOptions = { output: 'long.mp4', timeout: 300_000, waitTimeout: 900_000, concurrency: 2 };
+// One budget name on every method that makes videos; the old names still compile while they are deprecated.
+export const jobBudgets: [CreateAndWaitOptions, GenerateOptions, GenerateLongOptions, GenerateBatchOptions] = [
+  { maxJobAttempts: 1 },
+  { output: 'out.mp4', maxJobAttempts: 5 },
+  { output: 'long.mp4', maxJobAttempts: 2, maxSegmentAttempts: 2 },
+  { outputDir: 'out', maxJobAttempts: 2, maxAttempts: 2, concurrency: 4, maxConcurrency: 4 },
+];
+// @ts-expect-error a budget is a number of jobs
+export const wordyBudget: GenerateOptions = { output: 'out.mp4', maxJobAttempts: 'three' };
 
 // --- list parameters: the service's after, limit and order -------------------------------------------
 

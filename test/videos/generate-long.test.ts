@@ -79,16 +79,19 @@ describe('generateLong against the mock', () => {
   });
 
   it('fails naming the segment and its job after the attempts run out, keeping finished segments', async () => {
-    // maxSegmentAttempts is 3 by default, as a batch's maxAttempts. One place: while segment 0 waits out its backoff,
-    // segment 1 takes the place and its one job (the second made) completes; segment 0's three jobs all fail.
+    // maxJobAttempts is 3 by default, as on every method. One place of the client's one limit, two segments in hand:
+    // while segment 0 waits out its backoff, segment 1 takes the place and its one job (the second made) completes;
+    // segment 0's three jobs all fail.
     const rateLimited = { status: 'FAILED' as const, error: { code: 'rate_limit_exceeded', message: 'slow down' } };
     for (const outcome of [rateLimited, { status: 'COMPLETE' as const }, rateLimited, rateLimited]) mock.enqueueOutcome(outcome);
     const workDir = join(dir, 'work');
-    const error = await client.videos
+    const single = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off', jobConcurrency: 1 });
+    const error = await single.videos
       .generateLong(
         { audio_reference: await writeAudio(100), image_reference: mockFixture('portrait.png') },
-        { output: join(dir, 'fail.mp4'), ...fast, concurrency: 1, workDir },
+        { output: join(dir, 'fail.mp4'), ...fast, concurrency: 2, workDir },
       )
+      .finally(() => single.close())
       .catch((e) => e);
     expect(error).toBeInstanceOf(SegmentFailedError);
     expect(error.segmentIndex).toBe(0);

@@ -188,12 +188,18 @@ describe('onThrottled', () => {
     expect(creates()).toHaveLength(2);
     expect(result.video.status).toBe('COMPLETE');
   });
-  it('without it, a create refused beyond maxRetries rejects with the RateLimitError, as before: no create made again', async () => {
+  it('without it, the runner sends a refused create again whatever maxRetries says; a Retry-After beyond maxRetryDelay rejects at once', async () => {
     await setup({ processingMs: 0 });
     mock.failNext({ method: 'POST', path: '/v1/videos' }, { status: 429, headers: { 'retry-after': '0.01' } });
-    const error = await client.videos.generate(params(), { output: join(dir, 'out.mp4'), maxRetries: 0 }).catch((e: unknown) => e);
+    // maxRetries bounds requests that are not creates: the transport alone would have given up after this 429.
+    const made = await client.videos.generate(params(), { output: join(dir, 'out.mp4'), ...fast, maxRetries: 0 });
+    expect(made.video.status).toBe('COMPLETE');
+    expect(creates()).toHaveLength(2);
+    mock.failNext({ method: 'POST', path: '/v1/videos' }, { status: 429, headers: { 'retry-after': '120' } });
+    const error = await client.videos.generate(params(), { output: join(dir, 'late.mp4'), maxRetryDelay: 1_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
-    expect(creates()).toHaveLength(1);
+    expect((error as RateLimitError).retryAfter).toBe(120_000);
+    expect(creates()).toHaveLength(3);
   });
 });
 

@@ -47,7 +47,8 @@ const failing = (code: string) => ({ status: 'FAILED' as const, error: { code, m
 
 it('createAndWait: a job FAILED for a rate limit throttles, any other end shows there was room, an abort teaches nothing', async () => {
   mock.enqueueOutcome(failing('rate_limit_exceeded'));
-  await expect(client.videos.createAndWait(params, fast)).rejects.toMatchObject({ isRateLimited: true });
+  // One job only: a second would be made after a rate-limited FAILED.
+  await expect(client.videos.createAndWait(params, { ...fast, maxJobAttempts: 1 })).rejects.toMatchObject({ isRateLimited: true });
   mock.enqueueOutcome(failing('face_not_found'));
   await expect(client.videos.createAndWait(params, fast)).rejects.toBeInstanceOf(VideoFailedError);
   await client.videos.createAndWait(params, fast);
@@ -66,7 +67,7 @@ it('generateBatch reports the same outcomes for its jobs', async () => {
     mock.enqueueOutcome({ status: 'COMPLETE' });
     mock.enqueueOutcome(failing('face_not_found')); // item b
     const items = ['a', 'b'].map((key) => ({ key, ...params }));
-    const summary = await client.videos.generateBatch(items, { outputDir: dir, maxConcurrency: 1, ...fast });
+    const summary = await client.videos.generateBatch(items, { outputDir: dir, concurrency: 1, ...fast });
     expect(summary).toMatchObject({ completed: 1, failed: 1 });
     expect(outcomes()).toEqual(['throttled:failed', 'completed', 'completed']);
   } finally {

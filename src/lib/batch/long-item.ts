@@ -24,7 +24,7 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
   let made: GenerateLongResult;
   try {
     made = await generateLong(
-      ctx.jobs.videos,
+      ctx.api,
       item.params,
       {
         pollInterval,
@@ -32,14 +32,14 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
         waitTimeout,
         output: path,
         workDir,
-        maxSegmentSeconds: ctx.jobs.limits.maxAudioSeconds,
-        maxSegmentAttempts: ctx.maxAttempts,
+        maxSegmentSeconds: ctx.api.limits.maxAudioSeconds,
+        maxJobAttempts: ctx.maxJobAttempts,
         // Removed once the ledger says saved: a crash in between finds the segments again instead of paying twice.
         keepWorkDir: true,
         signal: ctx.signal,
       },
-      // The batch's view of the limiter: its segments take places as the batch's other jobs do, and count as running.
-      ctx.places,
+      // Its segments' jobs count among the batch's running ones.
+      ctx.onRunning,
     );
   } catch (error) {
     if (ctx.signal?.aborted) throw abortError(error, ctx.signal);

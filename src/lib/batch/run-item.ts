@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { VideoCancelledError, VideoFailedError } from '../../errors.js';
 import { type JobTrace, traceBatchItem, traceJob } from '../../internal/tracing.js';
 import type { Video } from '../../schemas.js';
-import { type JobPlan, makeJob } from '../make-job.js';
+import { downloadVideo } from '../download.js';
+import { runJob } from '../job-runner.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
 import { abortError, BATCH_ABORTED, failed } from './item-error.js';
@@ -26,8 +27,8 @@ async function runTraced(item: CheckedItem, entry: LedgerRecord | undefined, ctx
     return { key: item.key, status: 'skipped', ...made, path };
   }
   if (item.long) return runLongItem(item, path, ctx);
-  const trace = (): JobTrace => ({ operation: 'batch-item', videoId: resumable(entry), polls: 0, jobLimit: ctx.jobs.limiter.limit });
-  return traceJob(trace, (job) => runJob(item, entry, path, ctx, job));
+  const trace = (): JobTrace => ({ operation: 'batch-item', videoId: resumable(entry), polls: 0, jobLimit: ctx.api.limiter.limit });
+  return traceJob(trace, (job) => runOneJob(item, entry, path, ctx, job));
 }
 
 /** The job the ledger names for an item, to take up rather than create. */
@@ -35,8 +36,8 @@ function resumable(entry: LedgerRecord | undefined): string | undefined {
   return entry?.state === 'created' || entry?.state === 'saved' ? entry.jobId : undefined;
 }
 
-/** Make the item with one job: the one the ledger names, else a new one, made again after the failures retry.ts says. */
-async function runJob(
+/** Make the item with the job runner: the job the ledger names, else a new one, made again as job-policy.ts says. */
+async function runOneJob(
   item: CheckedItem,
   entry: LedgerRecord | undefined,
   path: string,
@@ -48,22 +49,27 @@ async function runJob(
   let attempts = 0;
   let video: Video;
   try {
-    const plan: JobPlan = {
+    const plan = {
       resume: jobId,
-      create: async () => {
-        jobId = await createJob(item, ctx);
+      params: item.params,
+      // The signal stops a create while its upload is sent, never once it has left: the service may then have made
+      // (and billed) the job, and only its answer puts the id in the ledger.
+      creating: () => ctx.ledger.append({ key, hash, state: 'creating' }),
+      created: async (created: Video) => {
+        jobId = created.id;
         if (job) job.videoId = jobId;
-        return jobId;
+        await ctx.ledger.append({ key, hash, state: 'created', jobId });
       },
-      wait: (id) => ctx.jobs.videos.waitForCompletion(id, { ...ctx.waitOptions, signal: ctx.signal }),
-      ended: async (id, error) => {
+      wait: ctx.waitOptions,
+      ended: async (id: string, error: VideoFailedError | VideoCancelledError) => {
         jobId = undefined;
         const code = error instanceof VideoFailedError ? (error.code ?? 'failed') : 'cancelled';
         await ctx.ledger.append({ key, hash, state: 'failed', jobId: id, code, message: error.message });
         return ++attempts;
       },
     };
-    video = await makeJob(plan, { places: ctx.places, maxAttempts: ctx.maxAttempts, signal: ctx.signal, aborted: BATCH_ABORTED });
+    const { api, maxJobAttempts, signal, onRunning } = ctx;
+    video = await runJob(plan, { api, maxJobAttempts, create: {}, signal, aborted: BATCH_ABORTED, onRunning });
     if (job) job.outcome = video.status;
   } catch (error) {
     if (ctx.signal?.aborted) throw abortError(error, ctx.signal);
@@ -72,25 +78,13 @@ async function runJob(
     return failed(key, ended ? error.video.id : jobId, error, attempts);
   }
   try {
-    const saved = await ctx.jobs.videos.download(video, path, { signal: ctx.signal });
+    const saved = await downloadVideo(ctx.api, video, path, { signal: ctx.signal });
     await ctx.ledger.append({ key, hash, state: 'saved', jobId: video.id, path: saved.path, bytes: saved.bytes });
     return { key, status: 'complete', videoId: video.id, path: saved.path };
   } catch (error) {
     if (ctx.signal?.aborted) throw abortError(error, ctx.signal);
     return failed(key, video.id, error);
   }
-}
-
-/** Create the item's job, with the ledger written before the request and as soon as its answer names the job. */
-async function createJob(item: CheckedItem, ctx: ItemContext): Promise<string> {
-  // The signal stops a create while its upload is sent, never once it has left: the service may then have made (and
-  // billed) the job, and only its answer puts the id in the ledger. Refusals come back at once: the limiter, not a
-  // blind retry, decides when to try again.
-  if (ctx.signal?.aborted) throw abortError(ctx.signal.reason, ctx.signal);
-  await ctx.ledger.append({ key: item.key, hash: item.hash, state: 'creating' });
-  const video = await ctx.jobs.videos.create(item.params, { maxRetries: 0, signal: ctx.signal });
-  await ctx.ledger.append({ key: item.key, hash: item.hash, state: 'created', jobId: video.id });
-  return video.id;
 }
 
 async function sizeIs(path: string, bytes: number | undefined): Promise<boolean> {

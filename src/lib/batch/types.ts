@@ -19,21 +19,22 @@ export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
    */
   outputDir: string;
   /**
-   * Jobs of this batch running at once. `'auto'` takes the client's limit (its `jobConcurrency`): found by the
-   * client, shared with every other job it runs. A number runs that many instead, still pausing for a
-   * `Retry-After`: the client's limiter places the batch's jobs while fewer than that many of the client's jobs
-   * run, so other jobs of the client count against it too. A long item's segments are jobs like any other.
+   * Items in hand at once: how many this batch works on side by side. Never a second limit on jobs: each item's job
+   * (and each segment's, for a long item) takes its place under the client's one limit (`jobConcurrency`), shared
+   * with every other job of the client. `'auto'` holds as many as that limit can ever let run.
    * @default 'auto'
    */
   concurrency?: number | 'auto' | undefined;
-  /** With `'auto'`, the most jobs of the client this batch's jobs may run beside. @default the client's ceiling (64, or its fixed `jobConcurrency`) */
+  /** @deprecated Use `concurrency` (the same width); it logs a warning once. @default undefined */
   maxConcurrency?: number | undefined;
   /**
-   * Jobs per item (per segment, for a long item): a job that FAILS for a rate limit or a fault of the service
-   * (a code such as `internal_error`) is created again after a short backoff, up to this many in all, as
-   * `generateLong` does. Other failures are reported at once: the same inputs would most likely fail again.
+   * Jobs made per item (per segment, for a long item) at most: a job that FAILS for a rate limit or a fault of the
+   * service (a code such as `internal_error`) is created again after a short backoff, as on `generate` and
+   * `generateLong`. Other failures are reported at once: the same inputs would most likely fail again.
    * @default 3
    */
+  maxJobAttempts?: number | undefined;
+  /** @deprecated Use `maxJobAttempts` (the same number); it logs a warning once. @default 3 */
   maxAttempts?: number | undefined;
   /** Called once per item when it is finished (complete, failed or skipped). @default undefined */
   onItem?: ((result: BatchItemResult) => void) | undefined;

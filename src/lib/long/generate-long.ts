@@ -1,24 +1,24 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { SegmentFailedError, VideoCancelledError, VideoFailedError } from '../../errors.js';
-import { concurrencyBounds } from '../../internal/concurrency-limiter.js';
+import { deprecatedOption } from '../../internal/deprecated.js';
 import { diskError } from '../../internal/disk-error.js';
 import { checkOutputPath } from '../../internal/output-path.js';
 import type { RequestOptions } from '../../internal/request-options.js';
-import { DEFAULT_JOB_ATTEMPTS } from '../../internal/retry.js';
 import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
-import type { DownloadOptions, DownloadResult } from '../download.js';
-import type { GenerateOptions, GenerateResult } from '../generate.js';
+import { downloadVideo } from '../download.js';
+import type { Endpoints } from '../endpoints.js';
+import { generate } from '../generate.js';
 import { namingJob } from '../job-error.js';
-import { type JobPlaces, type JobPlan, jobPlaces, makeJob } from '../make-job.js';
+import { DEFAULT_JOB_ATTEMPTS } from '../job-policy.js';
+import { type JobRun, runJob, workWidth } from '../job-runner.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { validateCreateParams } from '../media/validate.js';
 import type { WaitOptions } from '../wait.js';
 import { joinVideos } from './join-videos.js';
 import type { ManifestWriter, SegmentRecord } from './manifest.js';
 import { withPinnedInputs } from './pin-inputs.js';
-import { throwIfAborted } from './segment-file.js';
 import { prepareWorkFolder, type WorkFolder } from './work-folder.js';
 
 /**
@@ -37,8 +37,9 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
   /** Where to save the joined MP4: its folder must exist. Written to a temporary file and renamed into place. */
   output: string;
   /**
-   * Segment jobs running at once. `'auto'` takes the client's limit (its `jobConcurrency`), shared with every other
-   * job it runs; a number runs that many instead, counting the client's other jobs against it (as a batch's does).
+   * Segments in hand at once: how many this call makes side by side. Never a second limit on jobs: each segment's
+   * job takes its place under the client's one limit (`jobConcurrency`) as any other job does. `'auto'` holds as
+   * many as that limit can ever let run.
    * @default 'auto'
    */
   concurrency?: number | 'auto' | undefined;
@@ -52,9 +53,12 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    */
   workDir?: string | undefined;
   /**
-   * Jobs per segment before the call fails: a segment whose job FAILS for a rate limit or a fault of the service is
-   * created again, as a batch's item is; any other failure ends the call at once. @default 3
+   * Jobs made per segment at most: a segment whose job FAILS for a rate limit or a fault of the service is created
+   * again, as on `generate` and a batch's item; any other failure ends the call at once.
+   * @default 3
    */
+  maxJobAttempts?: number | undefined;
+  /** @deprecated Use `maxJobAttempts` (the same number); it logs a warning once. @default 3 */
   maxSegmentAttempts?: number | undefined;
   /** Keep the work folder after success (it is always kept after a failure, for the rerun). @default false */
   keepWorkDir?: boolean | undefined;
@@ -90,29 +94,19 @@ export interface GenerateLongResult {
 const SPLIT_SHARE = 0.05;
 const JOIN_SHARE = 0.1;
 
-/** @internal The video methods a long run uses; the `Videos` resource passes itself (lib never imports resources). */
-export interface LongRunVideos {
-  generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult>;
-  create(params: VideoCreateParams, options?: { signal?: AbortSignal; maxRetries?: number }): Promise<Video>;
-  retrieve(id: string, options?: { signal?: AbortSignal }): Promise<Video>;
-  waitForCompletion(id: string, options?: WaitOptions): Promise<Video>;
-  download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult>;
-}
-
 /**
- * @internal The engine of `videos.generateLong`, and of a batch item too long for one job. Segment jobs take
- * their places from `places`: the client's limiter, or a batch's view of it.
+ * @internal The engine of `videos.generateLong`, and of a batch item too long for one job. Every segment's job is
+ * made by the job runner under the client's limit; `onRunning` hears as each takes and gives back its place.
  */
 export async function generateLong(
-  videos: LongRunVideos,
+  api: Endpoints,
   params: VideoCreateParams,
   options: GenerateLongOptions,
-  places: JobPlaces,
+  onRunning?: JobRun['onRunning'],
 ): Promise<GenerateLongResult> {
-  const bounds = concurrencyBounds(options.concurrency, 'concurrency');
   // The joined MP4 is written last, after every segment is paid for: a save bound to fail must fail first.
   await checkOutputPath(options.output);
-  const settings = runSettings(options);
+  const settings = runSettings(api, options);
   try {
     // Streams are read twice below (checked, then split or uploaded): spool them once first.
     return await withPinnedInputs(params, async (pinned) => {
@@ -120,10 +114,11 @@ export async function generateLong(
       const checked = await validateCreateParams(pinned, { maxAudioSeconds: Number.POSITIVE_INFINITY });
       const durationSeconds = checked.audio.durationSeconds ?? 0;
       if (durationSeconds > (options.maxSegmentSeconds ?? 60)) {
-        return await generateInSegments(pinned, options, { ...settings, videos, places: jobPlaces(places, bounds) });
+        return await generateInSegments(pinned, options, { ...settings, api, onRunning });
       }
-      const { requestOptions, waitOptions } = settings;
-      const { video, path, bytes } = await videos.generate(pinned, { ...requestOptions, ...waitOptions, output: options.output });
+      const { requestOptions, waitOptions, maxJobAttempts } = settings;
+      const { output } = options;
+      const { video, path, bytes } = await generate(api, pinned, { ...requestOptions, ...waitOptions, maxJobAttempts, output });
       options.onProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
       return { path, bytes, durationSeconds, segments: [video] };
     });
@@ -133,20 +128,22 @@ export async function generateLong(
 }
 
 /** What each segment's calls take from the run's options: its create and retrieve, its wait, its download (as on `generate`). */
-function runSettings(options: GenerateLongOptions) {
+function runSettings(api: Endpoints, options: GenerateLongOptions) {
   const { signal, timeout, maxRetries } = options;
+  const maxJobAttempts = deprecatedOption(options, 'maxSegmentAttempts', 'maxJobAttempts', api.logger) ?? DEFAULT_JOB_ATTEMPTS;
   return {
     requestOptions: { timeout, maxRetries, maxRetryDelay: options.maxRetryDelay, headers: options.headers, signal },
-    waitOptions: { pollInterval: options.pollInterval, maxPollInterval: options.maxPollInterval, waitTimeout: options.waitTimeout, signal },
+    waitOptions: { pollInterval: options.pollInterval, maxPollInterval: options.maxPollInterval, waitTimeout: options.waitTimeout },
     downloadOptions: { signal, timeout, maxRetries },
-    maxSegmentAttempts: options.maxSegmentAttempts ?? DEFAULT_JOB_ATTEMPTS,
+    maxJobAttempts,
+    width: workWidth(options.concurrency, api.limiter),
   };
 }
 
 /** What every segment job of one long run shares. */
 interface LongRun extends WorkFolder, ReturnType<typeof runSettings> {
-  videos: LongRunVideos;
-  places: JobPlaces;
+  api: Endpoints;
+  onRunning: JobRun['onRunning'];
   /** Live progress (0 to 90) of the segments whose job runs, by index. */
   live: Map<number, number>;
   report: (phase: LongProgress['phase']) => void;
@@ -165,9 +162,10 @@ async function generateInSegments(
   const run: LongRun = { ...shared, ...folder, live, report: progressReporter(folder.writer, live, options.onProgress) };
   run.report('split');
   try {
-    // Every segment at once: the client's limiter decides how many jobs run, and `stop` ends the waits of the rest.
+    // As many segments in hand as the width: the client's limiter decides how many jobs run, and `stop` ends the
+    // waits for a place of the rest once one has failed.
     const { segments } = folder.writer.manifest;
-    const results = await runPool(segments, segments.length, (segment, _index, stop) => runSegment(run, segment, stop));
+    const results = await runPool(segments, run.width, (segment, _index, stop) => runSegment(run, segment, stop));
     run.report('join');
     const files = segments.map((s) => join(workDir, s.video ?? ''));
     const joined = await joinVideos(files, outputPath, { signal: options.signal, metadata: { segmentIds: results.map((v) => v.id) } });
@@ -210,42 +208,42 @@ function progressReporter(writer: ManifestWriter, live: Map<number, number>, onP
 }
 
 /**
- * Bring one segment to a downloaded MP4: reuse it when an earlier run saved it, else take up its job or create one,
- * made again after the failures retry.ts says (as a batch's item is), then save it in the work folder.
+ * Bring one segment to a downloaded MP4: reuse it when an earlier run saved it, else take up its job or create one
+ * with the job runner (as a batch's item is), then save it in the work folder.
  */
 async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSignal): Promise<Video> {
+  const { signal, timeout, maxRetryDelay, headers } = run.requestOptions;
   if (segment.status === 'downloaded' && segment.jobId && (await sizeMatches(join(run.workDir, segment.video ?? ''), segment.bytes))) {
-    return run.videos.retrieve(segment.jobId, run.requestOptions);
+    return (await run.api.retrieve(segment.jobId, run.requestOptions)).data;
   }
-  const plan: JobPlan = {
-    resume: segment.jobId ?? undefined,
-    create: async () => {
-      // The signal stops a create while its upload is sent, never once it has left: the service may then have made
-      // (and billed) the job, and only its answer can put the id in the manifest for a rerun to take up.
-      throwIfAborted(run.requestOptions.signal, 'Generation');
-      const created = await run.videos.create(run.segmentParams(join(run.workDir, segment.audio)), run.requestOptions);
-      Object.assign(segment, { jobId: created.id, status: 'created' });
-      await run.writer.save(); // before anything else can fail: a rerun waits on it
-      return created.id;
-    },
-    wait: (jobId) =>
-      run.videos.waitForCompletion(jobId, {
-        ...run.waitOptions,
-        onProgress: (v) => {
-          run.live.set(segment.index, (v.progress ?? 0) * 0.9);
-          run.report('segments');
-        },
-      }),
-    ended: (jobId, error) => recordFailedJob(run, segment, jobId, error),
+  const onProgress = (video: Video) => {
+    run.live.set(segment.index, (video.progress ?? 0) * 0.9);
+    run.report('segments');
   };
   try {
-    const video = await makeJob(plan, {
-      places: run.places,
-      maxAttempts: run.maxSegmentAttempts,
-      signal: run.requestOptions.signal,
-      stop,
-      aborted: 'Generation was aborted.',
-    });
+    const video = await runJob(
+      {
+        resume: segment.jobId ?? undefined,
+        params: run.segmentParams(join(run.workDir, segment.audio)),
+        // The signal stops a create while its upload is sent, never once it has left: the service may then have made
+        // (and billed) the job, and only its answer can put the id in the manifest for a rerun to take up.
+        created: async (created) => {
+          Object.assign(segment, { jobId: created.id, status: 'created' });
+          await run.writer.save(); // before anything else can fail: a rerun waits on it
+        },
+        wait: { ...run.waitOptions, onProgress },
+        ended: (jobId, error) => recordFailedJob(run, segment, jobId, error),
+      },
+      {
+        api: run.api,
+        maxJobAttempts: run.maxJobAttempts,
+        create: { timeout, maxRetryDelay, headers },
+        signal,
+        stop,
+        aborted: 'Generation was aborted.',
+        onRunning: run.onRunning,
+      },
+    );
     return await saveSegment(run, segment, video);
   } catch (error) {
     if (error instanceof VideoFailedError || error instanceof VideoCancelledError)
@@ -258,7 +256,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
 async function saveSegment(run: LongRun, segment: SegmentRecord, video: Video): Promise<Video> {
   const file = join(run.workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
   await mkdir(dirname(file), { recursive: true });
-  const saved = await run.videos.download(video, file, run.downloadOptions);
+  const saved = await downloadVideo(run.api, video, file, run.downloadOptions);
   Object.assign(segment, { status: 'downloaded', video: relative(run.workDir, file), bytes: saved.bytes });
   await run.writer.save();
   run.live.delete(segment.index);

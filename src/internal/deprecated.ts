@@ -1,0 +1,24 @@
+import type { Logger } from './logger.js';
+
+/** Renames already warned about in this process: each once, however many calls pass the old name. */
+const warned = new Set<string>();
+
+/**
+ * The value of option `newName`, or of its deprecated alias `oldName` when only that one is given (the new name
+ * wins when both are), with one warning per process that `oldName` is going.
+ */
+export function deprecatedOption<O extends object, Old extends keyof O & string, New extends keyof O & string>(
+  options: O,
+  oldName: Old,
+  newName: New,
+  logger: Pick<Logger, 'warn'>,
+): O[New] | O[Old] {
+  const old = options[oldName];
+  if (old === undefined) return options[newName];
+  const pair = `${oldName}>${newName}`;
+  if (!warned.has(pair)) {
+    warned.add(pair);
+    logger.warn(`the option ${oldName} is deprecated and will be removed in the next minor version: use ${newName}`);
+  }
+  return options[newName] ?? old;
+}

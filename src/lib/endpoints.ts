@@ -1,0 +1,68 @@
+import type { Readable } from 'node:stream';
+import type { Answer } from '../internal/api-promise.js';
+import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import type { RawHeaders } from '../internal/headers.js';
+import type { Logger } from '../internal/logger.js';
+import type { RequestOptions } from '../internal/request-options.js';
+import type { Video } from '../schemas.js';
+import type { VideoCreateParams } from './media/prepare.js';
+
+/** Options of `videos.create`. */
+export interface CreateOptions extends RequestOptions {
+  /** Check formats and durations locally before uploading. @default true */
+  validate?: boolean | undefined;
+}
+
+/** A create's inputs opened (and checked) once, to be sent as many times as its refusals take. */
+export interface CreateUpload {
+  /** One create request with these inputs (its retries are `options.maxRetries`'); the job it started. */
+  send(options: RequestOptions): Promise<Answer<Video>>;
+  /** Close the inputs (and remove what was spooled). */
+  close(): Promise<void>;
+}
+
+/** A streamed answer whose body the caller reads (or releases), then calls `done()`. */
+export interface StreamedAnswer {
+  status: number;
+  headers: RawHeaders;
+  body: Readable;
+  /** Where the bytes came from, after redirects. */
+  url: URL;
+  /** The request is over: its timers stop. */
+  done(): void;
+  /** A failure of the body as the SDK's error (timeout, abort, connection). */
+  fail(error: unknown): Error;
+  /** Drop the body unread. */
+  release(): void;
+}
+
+/** Per-call settings of a streamed GET. */
+export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
+
+/**
+ * @internal The one port the workflows of lib/ take: the endpoints of `/v1/videos` (implemented by the resource,
+ * over the transport) and the client's state they share. lib/ sees nothing else of the client.
+ */
+export interface Endpoints {
+  readonly logger: Logger;
+  /** The client's `timeout`: a poll's is cut to what is left of its wait. */
+  readonly timeout: number;
+  /** The client's `maxRetryDelay`: the longest `Retry-After` waited for when a call sets none. */
+  readonly maxRetryDelay: number;
+  /** The client's one limit on jobs running at once. */
+  readonly limiter: ConcurrencyLimiter;
+  /** The client's media limits. */
+  readonly limits: { maxAudioSeconds: number };
+  /** Open (and, unless `validate: false`, check) a create's inputs. */
+  openCreate(params: VideoCreateParams, options: Pick<CreateOptions, 'validate'>): Promise<CreateUpload>;
+  /** GET one video, with the response it came in (its headers may hint when to poll next). */
+  retrieve(id: string, options?: RequestOptions): Promise<Answer<Video>>;
+  /** One GET of video `id`'s content (no retries), its redirect followed and the key kept off the file host. */
+  openContent(id: string, options: StreamOptions): Promise<StreamedAnswer>;
+  /** One GET of a file address an earlier answer led to (a resume), without the key. */
+  openFile(url: URL, options: StreamOptions): Promise<StreamedAnswer>;
+  /** The signed address of video `id`'s file, its redirect resolved (with the read retries). */
+  contentURL(id: string, options: RequestOptions): Promise<Answer<string>>;
+  /** Run `attempt` under the read retries, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
+  retryingReads<R>(options: RequestOptions, attempt: () => Promise<R>): Promise<R>;
+}

@@ -1,0 +1,113 @@
+import type { Answer } from '../internal/api-promise.js';
+import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import { header } from '../internal/headers.js';
+import { encodeMultipart } from '../internal/multipart.js';
+import { apiPath } from '../internal/path.js';
+import type { RequestOptions } from '../internal/request-options.js';
+import type { Transport } from '../internal/transport.js';
+import { contentBody, type VideoContent } from '../lib/content.js';
+import type { CreateOptions, CreateUpload, Endpoints, StreamedAnswer, StreamOptions } from '../lib/endpoints.js';
+import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
+import { prepareValidated } from '../lib/media/validate.js';
+import type { VideoListParams } from '../pagination.js';
+import { normaliseList, type Video, type VideoListEnvelope, videoListSchema, videoSchema } from '../schemas.js';
+
+/**
+ * @internal The endpoints of `/v1/videos` over the client's transport: the one place each request is described.
+ * The resource's public methods and every workflow of lib/ (through the {@link Endpoints} port) call these.
+ */
+export class VideoEndpoints implements Endpoints {
+  readonly #transport: Transport;
+
+  constructor(
+    transport: Transport,
+    readonly limits: { maxAudioSeconds: number },
+    readonly limiter: ConcurrencyLimiter,
+  ) {
+    this.#transport = transport;
+  }
+
+  get logger() {
+    return this.#transport.logger;
+  }
+
+  get timeout() {
+    return this.#transport.timeout;
+  }
+
+  get maxRetryDelay() {
+    return this.#transport.maxRetryDelay;
+  }
+
+  async openCreate(params: VideoCreateParams, options: Pick<CreateOptions, 'validate'>): Promise<CreateUpload> {
+    // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded each time.
+    const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.limits);
+    const body = () => encodeMultipart(prepared.files, prepared.fields);
+    return {
+      send: (request) => this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body }, videoSchema, request),
+      close: () => prepared.dispose(),
+    };
+  }
+
+  /** `POST /v1/videos`: the inputs opened, sent (retried as `maxRetries` allows: a refused create started no job), closed. */
+  async create(params: VideoCreateParams, options: CreateOptions): Promise<Answer<Video>> {
+    const upload = await this.openCreate(params, options);
+    try {
+      return await upload.send(options);
+    } finally {
+      await upload.close();
+    }
+  }
+
+  retrieve(id: string, options?: RequestOptions): Promise<Answer<Video>> {
+    const request = { method: 'GET', path: apiPath`v1/videos/${id}`, route: 'v1/videos/{id}', kind: 'read' } as const;
+    return this.#transport.request(request, videoSchema, options);
+  }
+
+  /** One page of `GET /v1/videos`, normalised. */
+  async list(query: VideoListParams, options?: RequestOptions): Promise<Answer<VideoListEnvelope>> {
+    // `{ ...query }`: the params as the plain record the transport's query takes.
+    const request = { method: 'GET', path: 'v1/videos', query: { ...query }, kind: 'read' } as const;
+    const answer = await this.#transport.request(request, videoListSchema, options);
+    return { ...answer, data: normaliseList(answer.data) };
+  }
+
+  /** `GET /v1/videos/{id}/content` as a stream, with the read retries. */
+  async content(id: string, options: RequestOptions): Promise<Answer<VideoContent>> {
+    const response = await this.retryingReads(options, () => this.openContent(id, options));
+    const length = Number(header(response.headers, 'content-length'));
+    const data = {
+      body: contentBody(response),
+      contentLength: Number.isFinite(length) ? length : undefined,
+      contentType: header(response.headers, 'content-type'),
+      url: response.url.href,
+    };
+    return { data, status: response.status, headers: response.headers };
+  }
+
+  openContent(id: string, options: StreamOptions): Promise<StreamedAnswer> {
+    return this.#transport.get(this.#contentAddress(id), contentRequest(options));
+  }
+
+  openFile(url: URL, options: StreamOptions): Promise<StreamedAnswer> {
+    return this.#transport.get(url, contentRequest(options));
+  }
+
+  contentURL(id: string, options: RequestOptions): Promise<Answer<string>> {
+    return this.retryingReads(options, () => this.#transport.resolveRedirect(this.#contentAddress(id), contentRequest(options)));
+  }
+
+  retryingReads<R>(options: RequestOptions, attempt: () => Promise<R>): Promise<R> {
+    return this.#transport.withRetries('read', options, attempt);
+  }
+
+  /** The content endpoint of video `id`, which redirects to the file. */
+  #contentAddress(id: string): URL {
+    return this.#transport.url(apiPath`v1/videos/${id}/content`);
+  }
+}
+
+/** A streamed GET of a video's file with the call's options: it asks for an MP4. */
+function contentRequest(options: StreamOptions): StreamOptions {
+  return { headers: { ...options.headers, accept: 'video/mp4, */*' }, timeout: options.timeout, signal: options.signal };
+}
