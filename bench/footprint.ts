@@ -5,8 +5,9 @@
  *
  *   npx tsx bench/footprint.ts
  */
-import { Session } from 'node:inspector/promises';
+
 import { mkdtemp, rm } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

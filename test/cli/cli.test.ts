@@ -141,12 +141,13 @@ describe('generate', () => {
     expect(isMp4(await readFile(join(work, 'long.mp4')))).toBe(true);
   });
 
-  it('exits 1 when the job fails, showing its code and message', async () => {
-    mock.enqueueOutcome({ status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'too many jobs at once' } });
+  it('exits 1 when the job fails on its inputs, showing its code and message', async () => {
+    // A code about the inputs: the job runner would make a rate-limited one again (test/videos/job-runner.test.ts).
+    mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'no face in the image' } });
     const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', join(work, 'failed.mp4')]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/error: Video vid_\w+ failed \(rate_limit_exceeded\): too many jobs at once/);
-    expect(result.json().error).toMatchObject({ type: 'VideoFailedError', code: 'rate_limit_exceeded' });
+    expect(result.stderr).toMatch(/error: Video vid_\w+ failed \(face_not_found\): no face in the image/);
+    expect(result.json().error).toMatchObject({ type: 'VideoFailedError', code: 'face_not_found' });
     expect(existsSync(join(work, 'failed.mp4'))).toBe(false);
   });
 
