@@ -1,6 +1,6 @@
 // An error answer as the SDK's typed `APIError`: its body parsed tolerantly, the key scrubbed from all of it.
 import { type APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
-import type { RawHeaders } from './headers.js';
+import { type RawHeaders, requestId } from './headers.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { parseRetryAfter } from './retry.js';
 import { readErrorText, type SentResponse } from './send.js';
@@ -77,18 +77,20 @@ export async function throwForStatus(response: SentResponse, secret: string): Pr
   throw apiError(response.status, response.headers, await readErrorText(response), secret);
 }
 
-/** The typed APIError for an error response. */
-export function apiError(status: number, rawHeaders: RawHeaders, text: string, secret: string): APIError {
+/** What an endpoint adds to its error's message, from the answer's status and error body: advice the API's terms need. */
+export type ErrorAdvice = (status: number, code: string | undefined, message: string | undefined) => string | undefined;
+
+/** The typed APIError for an error response; `advice` is the endpoint's (APIRequest.advice). */
+export function apiError(status: number, rawHeaders: RawHeaders, text: string, secret: string, advice?: ErrorAdvice): APIError {
   const { body, code, message, details } = parseErrorBody(text, secret);
   const headers = redactHeaders(rawHeaders, secret);
-  const requestId = headers['x-request-id'] ?? headers['request-id'];
+  const id = requestId(headers);
   const ErrorClass = apiErrorClass(status);
   let summary = `${status}${code ? ` ${code}` : ''}: ${message ?? 'no error message in the response'}`;
-  if (status === 403 && /preview|video_reference/i.test(`${code} ${message}`)) {
-    summary += ' (video references are a gated preview: ask for access to use video_reference, or send an image_reference)';
-  }
-  if (requestId) summary += ` [request id ${requestId}]`;
-  const error = new ErrorClass({ status, message: summary, code, requestId, headers, body, details });
+  const advised = advice?.(status, code, message);
+  if (advised) summary += ` (${advised})`;
+  if (id) summary += ` [request id ${id}]`;
+  const error = new ErrorClass({ status, message: summary, code, requestId: id, headers, body, details });
   if (error instanceof RateLimitError) error.retryAfter = parseRetryAfter(headers['retry-after']);
   return error;
 }

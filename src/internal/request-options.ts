@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ErrorAdvice } from './api-error.js';
 import type { RequestKind } from './retry.js';
 
 /** Options every request method accepts; each overrides the client option of the same name. */
@@ -40,4 +41,6 @@ export interface APIRequest {
   /** Builds a fresh body for each attempt (an upload stream can only be read once). */
   body?: () => Promise<{ stream: Readable; headers: Record<string, string> }>;
   kind: RequestKind;
+  /** What this endpoint adds to an error's message (the API's own terms), if anything. */
+  advice?: ErrorAdvice | undefined;
 }

@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics_channel from 'node:diagnostics_channel';
 
-// The SDK's tracing channels (node:diagnostics_channel), the one place they are named. Payloads hold no key, no URL
-// and no body: method, path template, counts and ids only. With nobody subscribed, nothing is built or published.
+// The tracing mechanism (node:diagnostics_channel) and the request channel. Payloads hold no key, no URL and no body:
+// method, path template, counts and ids only. With nobody subscribed, nothing is built or published. What the
+// operations around requests are (jobs, downloads, batch items) is lib/tracing.ts's to say.
 
 /** `avatar-video:request`: one attempt of an API request. */
 export interface RequestTrace {
@@ -15,57 +16,22 @@ export interface RequestTrace {
   status?: number | undefined;
   /** The server's `x-request-id`, once answered. */
   requestId?: string | undefined;
-  /** The job this request belongs to (`createAndWait`, `generate`, a batch item), when one is traced. */
-  job?: JobTrace | undefined;
+  /** The traced operation this request belongs to (lib/tracing.ts's job payload), when one is traced. */
+  job?: object | undefined;
 }
 
-/**
- * `avatar-video:job`: one `createAndWait`, `generate` or single-job batch item, from the create (or the job taken up)
- * to its end (and save).
- */
-export interface JobTrace {
-  operation: 'createAndWait' | 'generate' | 'batch-item';
-  /** The job's id, once created (the last one, when a job had to be made again). */
-  videoId?: string | undefined;
-  /** The job's final status: COMPLETE, FAILED or CANCELLED; undefined when the call stopped otherwise. */
-  outcome?: string | undefined;
-  /** GETs of the job's status (a poll's retries not counted). */
-  polls: number;
-  /** The client's limit on jobs running at once when the job began; undefined for `jobLimit: 'external'`. */
-  jobLimit?: number | undefined;
-}
+const requests = diagnostics_channel.tracingChannel<string, RequestTrace>('avatar-video:request');
 
-/** `avatar-video:download`: one `videos.download` (also the save of a `generate`). */
-export interface DownloadTrace {
-  videoId: string;
-  /** Bytes saved, once complete. */
-  bytes?: number | undefined;
-  /** Transfers resumed at a byte offset after a dropped body. */
-  resumes: number;
-  /** Transfers started over from byte 0. */
-  restarts: number;
-  job?: JobTrace | undefined;
+/** Whether anyone listens to requests: an operation around them is then worth tracing too, for them to point at. */
+export function requestsTraced(): boolean {
+  return requests.hasSubscribers;
 }
-
-/** `avatar-video:batch-item`: one item of `generateBatch`, from its start to saved, failed or skipped. */
-export interface BatchItemTrace {
-  key: string;
-  status?: 'complete' | 'failed' | 'skipped' | undefined;
-  videoId?: string | undefined;
-}
-
-export const channels = {
-  request: diagnostics_channel.tracingChannel<string, RequestTrace>('avatar-video:request'),
-  job: diagnostics_channel.tracingChannel<string, JobTrace>('avatar-video:job'),
-  download: diagnostics_channel.tracingChannel<string, DownloadTrace>('avatar-video:download'),
-  batchItem: diagnostics_channel.tracingChannel<string, BatchItemTrace>('avatar-video:batch-item'),
-};
 
 /**
  * `call` traced on `channel` with `trace` as the payload. Its result stays out of the payload (diagnostics_channel
  * would add it as `result`): an answer may hold addresses, and the payload holds only what is documented.
  */
-async function traced<T, P extends object>(
+export async function traced<T, P extends object>(
   channel: diagnostics_channel.TracingChannel<string, P>,
   trace: P,
   call: () => Promise<T>,
@@ -77,17 +43,20 @@ async function traced<T, P extends object>(
   return result as T;
 }
 
-/** The job traced around the current call, for its requests and download to point at (and its polls to be counted). */
-const currentJob = new AsyncLocalStorage<JobTrace>();
+/** The traced operation around the current call, for its requests (and whatever else lib/ traces) to point at. */
+const current = new AsyncLocalStorage<object>();
 
-/** Run `call` as the job `trace`: traced when someone listens to jobs, requests or downloads, else as it is. */
-export function traceJob<T>(trace: () => JobTrace, call: (job: JobTrace | undefined) => Promise<T>): Promise<T> {
-  if (!channels.job.hasSubscribers && !channels.request.hasSubscribers && !channels.download.hasSubscribers) return call(undefined);
-  const job = trace();
-  return currentJob.run(job, () => traced(channels.job, job, () => call(job)));
+/** Run `call` inside the operation `scope`. */
+export function inScope<T>(scope: object, call: () => T): T {
+  return current.run(scope, call);
 }
 
-/** Run one attempt of an API request, traced when subscribed; a poll counts for the job around it. */
+/** The operation around the current call, if one is traced. */
+export function currentScope(): object | undefined {
+  return current.getStore();
+}
+
+/** Run one attempt of an API request, traced when subscribed. */
 export function traceRequest<T extends { status: number; headers: unknown }>(
   method: RequestTrace['method'],
   route: string,
@@ -95,11 +64,9 @@ export function traceRequest<T extends { status: number; headers: unknown }>(
   call: () => Promise<T>,
   answered: (headers: T['headers']) => string | undefined,
 ): Promise<T> {
-  const job = currentJob.getStore();
-  if (job && attempt === 1 && method === 'GET' && route === VIDEO_ROUTE) job.polls++;
-  if (!channels.request.hasSubscribers) return call();
-  const trace: RequestTrace = { method, route, attempt, job };
-  return traced(channels.request, trace, async () => {
+  if (!requests.hasSubscribers) return call();
+  const trace: RequestTrace = { method, route, attempt, job: current.getStore() };
+  return traced(requests, trace, async () => {
     try {
       const answer = await call();
       trace.status = answer.status;
@@ -111,31 +78,5 @@ export function traceRequest<T extends { status: number; headers: unknown }>(
       if (typeof requestId === 'string') trace.requestId = requestId;
       throw error;
     }
-  });
-}
-
-/** The route of a job's status GET: what counts as a poll. */
-export const VIDEO_ROUTE = '/v1/videos/{id}';
-
-/** Run a download traced when subscribed; `call` fills in the payload's counts. */
-export function traceDownload<T>(videoId: string, call: (trace: DownloadTrace) => Promise<T>): Promise<T> {
-  const trace: DownloadTrace = { videoId, resumes: 0, restarts: 0 };
-  if (!channels.download.hasSubscribers) return call(trace);
-  trace.job = currentJob.getStore();
-  return traced(channels.download, trace, () => call(trace));
-}
-
-/** Run one batch item traced when subscribed; its result fills in the payload. */
-export function traceBatchItem<T extends { status: BatchItemTrace['status']; videoId?: string | undefined }>(
-  key: string,
-  call: () => Promise<T>,
-): Promise<T> {
-  if (!channels.batchItem.hasSubscribers) return call();
-  const trace: BatchItemTrace = { key };
-  return traced(channels.batchItem, trace, async () => {
-    const result = await call();
-    trace.status = result.status;
-    trace.videoId = result.videoId;
-    return result;
   });
 }

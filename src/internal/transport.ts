@@ -172,7 +172,7 @@ export class Transport {
       abortsUntilSent: request.kind === 'create',
     };
     const answer = await exchange(this.#pool(), sent, this.#apiKey);
-    if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey);
+    if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey, request.advice);
     if (this.#debug) {
       const id = requestId(answer.headers);
       this.logger.debug(`${answer.status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);

@@ -7,11 +7,11 @@ import { header, requestId } from '../internal/headers.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { retryDelay } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
-import { type DownloadTrace, traceDownload } from '../internal/tracing.js';
 import type { Video } from '../schemas.js';
 import type { Endpoints, StreamedAnswer } from './endpoints.js';
 import { checkWholeMp4 } from './media/isobmff.js';
 import { ByteReader } from './media/reader.js';
+import { type DownloadTrace, traceDownload } from './tracing.js';
 
 export interface DownloadProgress {
   /** Bytes written so far. Drops back to 0 if the download has to start over. */

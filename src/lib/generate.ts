@@ -1,6 +1,5 @@
 import { type AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
 import { checkOutputPath } from '../internal/output-path.js';
-import { type JobTrace, traceJob } from '../internal/tracing.js';
 import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
 import type { CreateOptions, Endpoints } from './endpoints.js';
@@ -8,6 +7,7 @@ import { type JobStage, namingJob, nextCall } from './job-error.js';
 import { DEFAULT_JOB_ATTEMPTS } from './job-policy.js';
 import { type JobRun, runJob } from './job-runner.js';
 import type { VideoCreateParams } from './media/prepare.js';
+import { type JobTrace, traceJob } from './tracing.js';
 import type { WaitOptions } from './wait.js';
 
 export type { CreateOptions } from './endpoints.js';

@@ -4,6 +4,7 @@ import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
 import type { Endpoints } from './endpoints.js';
 import { hintedDelay, type PollPlan, type PollScheduleOptions, pollHint, startWait, stepWait, type WaitState } from './poll-schedule.js';
+import { countPoll } from './tracing.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
 export interface WaitProgress {
@@ -139,6 +140,7 @@ class Wait {
       const remaining = this.deadline - clock.now();
       if (remaining <= 0) throw this.timedOut();
       const sentAt = clock.now();
+      countPoll();
       try {
         const answer = await this.api.retrieve(this.id, { signal: this.controller.signal, timeout: Math.min(this.api.timeout, remaining) });
         fresh = answer.data;

@@ -12,6 +12,12 @@ import { prepareValidated } from '../lib/media/validate.js';
 import type { VideoListParams } from '../pagination.js';
 import { normaliseList, type Video, type VideoListEnvelope, videoListSchema, videoSchema } from '../schemas.js';
 
+/** A create refused for a video reference: the spec makes video-to-video a gated preview. */
+const advice = (status: number, code: string | undefined, message: string | undefined) =>
+  status === 403 && /preview|video_reference/i.test(`${code} ${message}`)
+    ? 'video references are a gated preview: ask for access to use video_reference, or send an image_reference'
+    : undefined;
+
 /**
  * @internal The endpoints of `/v1/videos` over the client's transport: the one place each request is described.
  * The resource's public methods and every workflow of lib/ (through the {@link Endpoints} port) call these.
@@ -44,7 +50,7 @@ export class VideoEndpoints implements Endpoints {
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.limits);
     const body = () => encodeMultipart(prepared.files, prepared.fields);
     return {
-      send: (request) => this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body }, videoSchema, request),
+      send: (request) => this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body, advice }, videoSchema, request),
       close: () => prepared.dispose(),
     };
   }

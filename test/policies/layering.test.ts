@@ -169,6 +169,24 @@ describe('layers', () => {
     expect([...graph].filter(([file, deps]) => !file.startsWith('cli/') && deps.some((dep) => dep.startsWith('cli/')))).toEqual([]);
   });
 
+  it('keeps internal/ free of video knowledge: no API route in its code, no job errors, no video schema', () => {
+    const knowing = files
+      .filter((file) => name(file).startsWith('internal/'))
+      .flatMap((file) => {
+        const text = readFileSync(file, 'utf8');
+        const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+        const found = [
+          ...code.matchAll(/\bv1\/|\b(\w+_reference|Video\w*Error|WaitTimeoutError|SegmentFailedError|BatchInputError|videoSchema|JobTrace)\b/g),
+        ];
+        const imported = [...text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'\.\.\/schemas\.js'/g)].flatMap((m) =>
+          (m[1] as string).split(',').map((part) => part.replace(/\btype\b/, '').trim()),
+        );
+        const video = imported.filter((part) => /^Video/.test(part));
+        return [...found.map((m) => m[0]), ...video].map((what) => `${name(file)}: ${what}`);
+      });
+    expect(knowing).toEqual([]);
+  });
+
   it('imports bullmq, an optional peer, for its types only', () => {
     const runtime = files
       .filter((file) => /^\s*import\s+(?!type\b)[^;]*?from\s+['"]bullmq['"]/m.test(readFileSync(file, 'utf8')))

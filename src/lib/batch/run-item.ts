@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VideoCancelledError, VideoFailedError } from '../../errors.js';
-import { type JobTrace, traceBatchItem, traceJob } from '../../internal/tracing.js';
 import type { Video } from '../../schemas.js';
 import { downloadVideo } from '../download.js';
 import { runJob } from '../job-runner.js';
+import { type JobTrace, traceBatchItem, traceJob } from '../tracing.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
 import { abortError, BATCH_ABORTED, failed } from './item-error.js';
