@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type VideoModel } from 'avatar-video';
 import { keyProblem, sameFileKey } from '../lib/batch/key.js';
+import { FILE_FIELDS } from '../lib/media/fields.js';
 
 /**
  * One video to make, as a queue holds it: a batch item whose inputs are strings, since job data is stored as JSON.
@@ -36,7 +37,6 @@ export interface VideoQueueJob {
 const ATTEMPTS = 5;
 /** First delay of the exponential backoff between attempts, in ms: 15 s, 30 s, 1 min, 2 min. */
 const BACKOFF_MS = 15_000;
-const FILE_FIELDS = ['audio_reference', 'image_reference', 'video_reference'] as const;
 
 /**
  * A queue job for `item`: `queue.add(job.name, job.data, job.opts)` or `queue.addBulk([job, ...])`. Its `jobId` comes

@@ -6,6 +6,8 @@ import { basename, dirname, join } from 'node:path';
 // The one way the SDK saves a file: to `.<name>.<pid><random>.part` beside it (the pid as 8 hex digits, so a later
 // run can tell a killed process's file from one being written), flushed, renamed over it, its folder flushed. The
 // destination is always the old file or the whole new one, across a power cut too.
+// Not write-file-atomic: it takes a whole buffer or string, where downloads stream, and cannot tell a dead writer's
+// temporary file from a live one's, which removeStaleTempFiles needs.
 
 /** A temp file untouched for this long is dead even if a process of its pid runs (the pid was reused). */
 const ABANDONED_MS = 60 * 60_000;
@@ -209,4 +211,10 @@ function processAlive(pid: number): boolean {
     // EPERM: it exists but belongs to another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Whether a file saved earlier is there whole: a file of exactly the size recorded when it was saved. */
+export async function isSavedWhole(path: string, bytes: number | null | undefined): Promise<boolean> {
+  const info = await stat(path).catch(() => undefined);
+  return bytes != null && info?.isFile() === true && info.size === bytes;
 }

@@ -41,9 +41,12 @@ export function parseRetryAfter(value: string | undefined | null, now: number = 
 /** Computed delays are shortened by up to this fraction, so clients that failed together do not retry in step. */
 const JITTER = 0.25;
 
-/** The one backoff curve: `first` ms before try number 1, doubling up to `cap`, then jittered down by {@link JITTER}. */
-export function backoff(retry: number, first: number, cap: number, random: () => number = Math.random): number {
-  const base = Math.min(first * 2 ** Math.max(0, retry - 1), cap);
+/**
+ * The one backoff curve: `first` ms before try number 1, growing `factor` times a try up to `cap`, then jittered down
+ * by {@link JITTER}. Requests double; a wait's polls grow gentler (lib/poll-schedule.ts).
+ */
+export function backoff(retry: number, first: number, cap: number, random: () => number = Math.random, factor = 2): number {
+  const base = Math.min(first * factor ** Math.max(0, retry - 1), cap);
   return Math.round(base * (1 - JITTER * random()));
 }
 

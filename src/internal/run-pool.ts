@@ -1,3 +1,6 @@
+// Not p-map: with stopOnError false it starts every item anyway, and with true it rejects while running jobs (paid
+// for) are still going; this one stops starting items on a failure and waits for those running, then throws.
+
 /**
  * Run `task` over `items`, at most `width` at a time (work in hand, not jobs: the limiter bounds those), reading
  * an item only when there is room; results in input order. After a failure `stop` fires and no item starts, but

@@ -8,7 +8,7 @@
  * wait spin; the plan only moves a poll later, to land just after the estimated end.
  */
 import { header, type RawHeaders } from '../internal/headers.js';
-import { parseRetryAfter } from '../internal/retry.js';
+import { backoff, parseRetryAfter } from '../internal/retry.js';
 
 /** @internal One look at a job that was still running: when it was taken, in ms on the wait's clock, and its progress. */
 export interface PollObservation {
@@ -43,8 +43,6 @@ const BACKWARD_TOLERANCE = 3;
 const NEAR_SHARE = 0.25;
 /** Each backoff delay is this much longer than the previous one. */
 const BACKOFF_FACTOR = 1.5;
-/** Backoff delays are shortened by up to this fraction, so waits started together drift apart. */
-const JITTER = 0.25;
 /** Far-away delays are shortened by less: jobs of different lengths drift apart anyway, and each poll counts. */
 const FAR_JITTER = 0.1;
 
@@ -104,8 +102,7 @@ export function planPoll(history: PollHistory, now: number, options: PollSchedul
 
 /** @internal The `step`-th backoff delay (0 = `pollInterval`), capped at `maxPollInterval`, shortened by jitter. */
 export function backoffDelay(step: number, options: PollScheduleOptions, random: () => number = Math.random): number {
-  const interval = Math.min(options.pollInterval * BACKOFF_FACTOR ** step, options.maxPollInterval);
-  return Math.round(interval * (1 - JITTER * random()));
+  return backoff(step + 1, options.pollInterval, options.maxPollInterval, random, BACKOFF_FACTOR);
 }
 
 /**

@@ -1,9 +1,18 @@
 import { APIError, APIUserAbortError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
-import { backoff, isRetryable } from '../internal/retry.js';
+import { isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
 import type { Endpoints } from './endpoints.js';
-import { hintedDelay, type PollPlan, type PollScheduleOptions, pollHint, startWait, stepWait, type WaitState } from './poll-schedule.js';
+import {
+  backoffDelay,
+  hintedDelay,
+  type PollPlan,
+  type PollScheduleOptions,
+  pollHint,
+  startWait,
+  stepWait,
+  type WaitState,
+} from './poll-schedule.js';
 import { countPoll } from './tracing.js';
 
 /** What a wait knows besides the video itself, passed to `onProgress`. */
@@ -134,7 +143,8 @@ class Wait {
       let delay = 0;
       if (plan) delay = plan.delay;
       else if (hint !== undefined) delay = hintedDelay(hint, clock.random);
-      else if (failures > 0) delay = backoff(failures, schedule.pollInterval, schedule.maxPollInterval, clock.random);
+      // A failed poll backs off on the schedule's own curve: one curve for every poll of a wait.
+      else if (failures > 0) delay = backoffDelay(failures - 1, schedule, clock.random);
       if (delay > 0)
         await clock.sleep(Math.min(delay, this.deadline - clock.now()), this.controller.signal).catch((e) => this.interrupted(e));
       const remaining = this.deadline - clock.now();

@@ -1,7 +1,6 @@
-import { Readable } from 'node:stream';
 import { BatchInputError, type BatchProblem, MediaValidationError } from '../../errors.js';
 import { runPool } from '../../internal/run-pool.js';
-import { NamedUpload, type Uploadable } from '../../uploads.js';
+import { isOneShot } from '../../internal/source.js';
 import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
 import { LIMITS, type ValidateOptions, validateCreateParams } from '../media/validate.js';
 import { InputHasher } from './inputs-hash.js';
@@ -105,11 +104,4 @@ async function inputProblems(params: VideoCreateParams, limits: ValidateOptions)
     if (!(error instanceof MediaValidationError)) return refused([{ code: 'unreadable_input', message: (error as Error).message }]);
     return refused(error.issues.map((issue) => ({ field: issue.field, code: issue.code, message: issue.message })));
   }
-}
-
-function isOneShot(value: unknown): boolean {
-  const data = value instanceof NamedUpload ? value.data : (value as Uploadable | undefined);
-  if (typeof data !== 'object' || data === null) return false;
-  const stream = data as unknown as Partial<Readable & ReadableStream>;
-  return data instanceof Readable || typeof stream.getReader === 'function' || typeof stream.pipe === 'function';
 }

@@ -1,6 +1,6 @@
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VideoCancelledError, VideoFailedError } from '../../errors.js';
+import { isSavedWhole } from '../../internal/atomic-file.js';
 import type { Video } from '../../schemas.js';
 import { downloadVideo } from '../download.js';
 import { runJob } from '../job-runner.js';
@@ -22,7 +22,7 @@ export function runItem(item: CheckedItem, entry: LedgerRecord | undefined, ctx:
 
 async function runTraced(item: CheckedItem, entry: LedgerRecord | undefined, ctx: ItemContext): Promise<BatchItemResult> {
   const path = join(ctx.outputDir, `${item.key}.mp4`);
-  if (entry?.state === 'saved' && (await sizeIs(path, entry.bytes))) {
+  if (entry?.state === 'saved' && (await isSavedWhole(path, entry.bytes))) {
     const made = entry.segmentIds ? { segmentVideoIds: entry.segmentIds } : { videoId: entry.jobId };
     return { key: item.key, status: 'skipped', ...made, path };
   }
@@ -85,9 +85,4 @@ async function runOneJob(
     if (ctx.signal?.aborted) throw abortError(error, ctx.signal);
     return failed(key, video.id, error);
   }
-}
-
-async function sizeIs(path: string, bytes: number | undefined): Promise<boolean> {
-  const info = await stat(path).catch(() => undefined);
-  return info?.isFile() === true && info.size === bytes;
 }

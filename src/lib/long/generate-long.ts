@@ -1,6 +1,7 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { SegmentFailedError, VideoCancelledError, VideoFailedError } from '../../errors.js';
+import { isSavedWhole } from '../../internal/atomic-file.js';
 import { deprecatedOption } from '../../internal/deprecated.js';
 import { diskError } from '../../internal/disk-error.js';
 import { checkOutputPath } from '../../internal/output-path.js';
@@ -213,7 +214,7 @@ function progressReporter(writer: ManifestWriter, live: Map<number, number>, onP
  */
 async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSignal): Promise<Video> {
   const { signal, timeout, maxRetryDelay, headers } = run.requestOptions;
-  if (segment.status === 'downloaded' && segment.jobId && (await sizeMatches(join(run.workDir, segment.video ?? ''), segment.bytes))) {
+  if (segment.status === 'downloaded' && segment.jobId && (await isSavedWhole(join(run.workDir, segment.video ?? ''), segment.bytes))) {
     return (await run.api.retrieve(segment.jobId, run.requestOptions)).data;
   }
   const onProgress = (video: Video) => {
@@ -274,8 +275,4 @@ async function recordFailedJob(run: LongRun, segment: SegmentRecord, jobId: stri
   run.live.delete(segment.index);
   await run.writer.save();
   return segment.attempts;
-}
-
-async function sizeMatches(path: string, bytes: number | null): Promise<boolean> {
-  return bytes !== null && (await stat(path).catch(() => undefined))?.size === bytes;
 }

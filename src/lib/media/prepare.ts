@@ -3,6 +3,7 @@ import type { FilePart } from '../../internal/multipart.js';
 import { type LocalSource, openSource } from '../../internal/source.js';
 import type { VideoModel } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
+import { FILE_FIELDS } from './fields.js';
 import { FORMATS } from './types.js';
 
 // The two shapes repeat the shared fields rather than extend a base interface: the published types name only
@@ -39,7 +40,7 @@ export interface VideoToVideoParams {
  */
 export type VideoCreateParams = ImageToVideoParams | VideoToVideoParams;
 
-export const FILE_FIELDS = ['audio_reference', 'image_reference', 'video_reference'] as const;
+export { FILE_FIELDS };
 
 /** Inputs opened and ready to encode, plus what must be cleaned up afterwards. */
 export interface PreparedCreate {
