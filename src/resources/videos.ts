@@ -194,7 +194,8 @@ export class Videos {
    * Make a video of any length: audio over `maxSegmentSeconds` is split at quiet points, the segments are
    * generated side by side (each job under the client's one limit, `jobConcurrency`), and their MP4s are joined without re-encoding. A manifest in `workDir`
    * records every job, so running the same call again after a crash, an abort or a failed segment resumes
-   * without paying twice. Audio of 60 s or less is one ordinary `generate`. `output` and `workDir` are checked
+   * without paying twice. Audio no longer than `maxSegmentSeconds` (the client's `limits.maxAudioSeconds`, 60 s unless
+   * configured, as in a batch) is one ordinary `generate`. `onRunProgress` reports the run's phases and segments. `output` and `workDir` are checked
    * before anything is created; every error after a create carries a job's `videoId` and names the jobs made.
    * @throws OutputPathError when `output` or `workDir` cannot be saved to; no request is sent.
    */

@@ -38,7 +38,7 @@ export function registerJobCommands(program: Command, session: Session): void {
         () => checkOutputFile(output, session.force),
       );
       session.track({ id }, output);
-      const saved = await client.videos.download(id, output, { signal: session.signal, onProgress: downloadProgress(session) });
+      const saved = await client.videos.download(id, output, { signal: session.signal, onDownloadProgress: downloadProgress(session) });
       session.result({ id, ...saved }, [`saved ${saved.path} (${formatBytes(saved.bytes)})`]);
     });
 

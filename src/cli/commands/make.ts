@@ -29,7 +29,7 @@ export function registerGenerate(program: Command, session: Session): void {
       for (const warning of inputs.checked.warnings) session.warn(warning);
       const path = output as string; // set whenever --audio is, and checkInputs requires --audio
       if (inputs.long) {
-        const options = { output: path, waitTimeout: flags.timeout, signal: session.signal, onProgress: longProgress(session) };
+        const options = { output: path, waitTimeout: flags.timeout, signal: session.signal, onRunProgress: longProgress(session) };
         const made = await client.videos.generateLong(inputs.params, options);
         session.result(made, [
           `saved ${made.path} (${formatBytes(made.bytes)}, ${made.durationSeconds.toFixed(1)} s) from ${made.segments.length} segments`,
@@ -41,7 +41,7 @@ export function registerGenerate(program: Command, session: Session): void {
       const watch = watchJob(session, path);
       const wait = { waitTimeout: flags.timeout, signal: session.signal, onCreated: watch, onProgress: watch };
       const video = await client.videos.createAndWait(await countUploads(inputs.params, session), wait);
-      const saved = await client.videos.download(video, path, { signal: session.signal, onProgress: downloadProgress(session) });
+      const saved = await client.videos.download(video, path, { signal: session.signal, onDownloadProgress: downloadProgress(session) });
       session.result({ video, path: saved.path, bytes: saved.bytes }, [
         `saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${video.id}`,
       ]);

@@ -32,7 +32,6 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
         waitTimeout,
         output: path,
         workDir,
-        maxSegmentSeconds: ctx.api.limits.maxAudioSeconds,
         maxJobAttempts: ctx.maxJobAttempts,
         // Removed once the ledger says saved: a crash in between finds the segments again instead of paying twice.
         keepWorkDir: true,

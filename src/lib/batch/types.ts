@@ -38,7 +38,13 @@ export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
   maxAttempts?: number | undefined;
   /** Called once per item when it is finished (complete, failed or skipped). @default undefined */
   onItem?: ((result: BatchItemResult) => void) | undefined;
-  /** Called whenever an item starts or finishes. @default undefined */
+  /** The batch's counts (done, failed, running, total, ETA), whenever an item starts or finishes. @default undefined */
+  onRunProgress?: ((progress: BatchProgress) => void) | undefined;
+  /**
+   * @deprecated Use `onRunProgress` (the same callback, the same counts); it logs a warning once. On this method
+   * `onProgress` keeps this run-level meaning until the alias is removed in the next minor version.
+   * @default undefined
+   */
   onProgress?: ((progress: BatchProgress) => void) | undefined;
 }
 
