@@ -16,6 +16,7 @@ import type { RequestOptions } from './internal/request-options.js';
 import { Transport } from './internal/transport.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
+import type { UploadProgress } from './lib/endpoints.js';
 import { limiterOutcome } from './lib/job-policy.js';
 import type { LongProgress } from './lib/long/generate-long.js';
 import type { WaitProgress } from './lib/wait.js';
@@ -184,6 +185,7 @@ export declare namespace AvatarVideo {
     MediaIssueCode,
     MediaValidationIssue,
     OutputPathProblem,
+    UploadProgress,
     VideoError,
     WaitProgress,
   };

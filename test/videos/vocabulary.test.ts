@@ -114,6 +114,62 @@ describe('onDownloadProgress, and download’s onProgress as its deprecated alia
   });
 });
 
+describe('onUploadProgress on create and every method that creates', () => {
+  const posted = () => mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/videos');
+  /** The last create's Content-Length, as the mock received it. */
+  const sentLength = () => Number(posted().at(-1)?.headers['content-length']);
+
+  it('create counts the body handed to the socket from 0 to its Content-Length', async () => {
+    const client = newClient();
+    const seen: Array<{ bytes: number; total: number }> = [];
+    await client.videos.create({ audio_reference: wav(5), image_reference: IMAGE }, { onUploadProgress: (p) => seen.push(p) });
+    const total = sentLength();
+    expect(total).toBeGreaterThan(80_000);
+    expect(seen[0]).toEqual({ bytes: 0, total });
+    expect(seen.at(-1)).toEqual({ bytes: total, total });
+    const bytes = seen.map((p) => p.bytes);
+    expect(bytes).toEqual([...bytes].sort((a, b) => a - b));
+    expect(seen.length).toBeGreaterThan(2);
+  });
+
+  it('createAndWait, generate, generateLong and generateBatch report each create’s upload', async () => {
+    const client = newClient();
+    const last = () => {
+      const seen: Array<{ bytes: number; total: number }> = [];
+      return { seen, onUploadProgress: (p: { bytes: number; total: number }) => seen.push(p) };
+    };
+    const calls = [
+      (on: ReturnType<typeof last>) => client.videos.createAndWait(params(), { ...fast, onUploadProgress: on.onUploadProgress }),
+      (on: ReturnType<typeof last>) =>
+        client.videos.generate(params(), { ...fast, output: join(dir, 'g.mp4'), onUploadProgress: on.onUploadProgress }),
+      (on: ReturnType<typeof last>) =>
+        client.videos.generateLong(params(), { ...fast, output: join(dir, 'l.mp4'), onUploadProgress: on.onUploadProgress }),
+      (on: ReturnType<typeof last>) =>
+        client.videos.generateBatch([{ key: 'k', ...params() }], {
+          ...fast,
+          outputDir: join(dir, 'b'),
+          onUploadProgress: on.onUploadProgress,
+        }),
+    ];
+    for (const call of calls) {
+      const on = last();
+      await call(on);
+      expect(on.seen.at(-1)).toEqual({ bytes: sentLength(), total: sentLength() });
+    }
+    expect(posted()).toHaveLength(4);
+  });
+
+  it('starts again from 0 when a refused create is sent again', async () => {
+    const client = newClient();
+    mock.failNext({ method: 'POST', path: '/v1/videos' }, { status: 503, headers: { 'retry-after': '0' }, times: 1 });
+    const seen: number[] = [];
+    await client.videos.createAndWait(params(), { ...fast, onUploadProgress: ({ bytes }) => seen.push(bytes) });
+    expect(posted()).toHaveLength(2);
+    expect(seen.filter((bytes) => bytes === 0)).toHaveLength(2);
+    expect(seen.at(-1)).toBe(sentLength());
+  });
+});
+
 describe('maxSegmentSeconds: one default, the client’s limits.maxAudioSeconds', () => {
   const posts = () => mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/videos').length;
 

@@ -5,7 +5,7 @@ import { formatBytes, formatMedia, formatVideo } from '../format.js';
 import { checkInputs, checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
 import { checkAll } from '../usage-error.js';
-import { countUploads, downloadProgress, longProgress, watchJob } from '../watch.js';
+import { downloadProgress, longProgress, uploadProgress, watchJob } from '../watch.js';
 
 /** The commands that take input files: generate, validate and create. */
 
@@ -40,7 +40,7 @@ export function registerGenerate(program: Command, session: Session): void {
       // exists, so any failure or Ctrl-C after that names it and the command that goes on with it.
       const watch = watchJob(session, path);
       const wait = { waitTimeout: flags.timeout, signal: session.signal, onCreated: watch, onProgress: watch };
-      const video = await client.videos.createAndWait(await countUploads(inputs.params, session), wait);
+      const video = await client.videos.createAndWait(inputs.params, { ...wait, onUploadProgress: uploadProgress(session) });
       const saved = await client.videos.download(video, path, { signal: session.signal, onDownloadProgress: downloadProgress(session) });
       session.result({ video, path: saved.path, bytes: saved.bytes }, [
         `saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${video.id}`,
@@ -79,8 +79,7 @@ export function registerCreate(program: Command, session: Session): void {
         () => session.client(),
       );
       for (const warning of inputs.checked.warnings) session.warn(warning);
-      const params = await countUploads(inputs.params, session);
-      const video = await client.videos.create(params, { signal: session.signal });
+      const video = await client.videos.create(inputs.params, { signal: session.signal, onUploadProgress: uploadProgress(session) });
       session.result(video, formatVideo(video));
     });
 }

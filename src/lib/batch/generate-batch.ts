@@ -33,6 +33,7 @@ export async function generateBatch(
     onItem,
     onProgress: _p,
     onRunProgress: _r,
+    onUploadProgress,
     signal,
     ...wait
   } = options;
@@ -53,7 +54,7 @@ export async function generateBatch(
 
   const tally = new ProgressTally(checked.length, deprecatedOption(options, 'onProgress', 'onRunProgress', api.logger));
   const onRunning = (delta: 1 | -1) => tally.running(delta);
-  const ctx: ItemContext = { api, ledger, outputDir: dir, waitOptions: wait, maxJobAttempts, onRunning, signal };
+  const ctx: ItemContext = { api, ledger, outputDir: dir, waitOptions: wait, maxJobAttempts, onUploadProgress, onRunning, signal };
   tally.report();
   let results: BatchItemResult[];
   try {

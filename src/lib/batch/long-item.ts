@@ -33,6 +33,7 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
         output: path,
         workDir,
         maxJobAttempts: ctx.maxJobAttempts,
+        onUploadProgress: ctx.onUploadProgress,
         // Removed once the ledger says saved: a crash in between finds the segments again instead of paying twice.
         keepWorkDir: true,
         signal: ctx.signal,

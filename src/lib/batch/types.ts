@@ -1,3 +1,4 @@
+import type { CreateOptions } from '../endpoints.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import type { WaitOptions } from '../wait.js';
 
@@ -36,6 +37,12 @@ export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
   maxJobAttempts?: number | undefined;
   /** @deprecated Use `maxJobAttempts` (the same number); it logs a warning once. @default 3 */
   maxAttempts?: number | undefined;
+  /**
+   * Each create's upload (an item's, or a long item's segment's), as on `create`: uploads side by side each report
+   * their own body's `bytes` and `total`.
+   * @default undefined
+   */
+  onUploadProgress?: CreateOptions['onUploadProgress'];
   /** Called once per item when it is finished (complete, failed or skipped). @default undefined */
   onItem?: ((result: BatchItemResult) => void) | undefined;
   /** The batch's counts (done, failed, running, total, ETA), whenever an item starts or finishes. @default undefined */

@@ -8,7 +8,7 @@ import type { RequestOptions } from '../../internal/request-options.js';
 import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
 import { downloadVideo } from '../download.js';
-import type { Endpoints } from '../endpoints.js';
+import type { CreateOptions, Endpoints } from '../endpoints.js';
 import { generate } from '../generate.js';
 import { namingJob } from '../job-error.js';
 import { DEFAULT_JOB_ATTEMPTS } from '../job-policy.js';
@@ -34,6 +34,12 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    * @default 600000 (10 minutes)
    */
   waitTimeout?: number | undefined;
+  /**
+   * Each create's upload (a segment's audio and the visual reference), as on `create`: segments uploaded side by side
+   * each report their own body's `bytes` and `total`.
+   * @default undefined
+   */
+  onUploadProgress?: CreateOptions['onUploadProgress'];
   /** Where to save the joined MP4: its folder must exist. Written to a temporary file and renamed into place. */
   output: string;
   /**
@@ -129,9 +135,10 @@ export async function generateLong(
       if (durationSeconds > settings.maxSegmentSeconds) {
         return await generateInSegments(pinned, options, { ...settings, api, onRunning });
       }
-      const { requestOptions, waitOptions, maxJobAttempts, onRunProgress } = settings;
+      const { requestOptions, waitOptions, maxJobAttempts, onRunProgress, onUploadProgress } = settings;
       const { output } = options;
-      const { video, path, bytes } = await generate(api, pinned, { ...requestOptions, ...waitOptions, maxJobAttempts, output });
+      const one = { ...requestOptions, ...waitOptions, maxJobAttempts, onUploadProgress, output };
+      const { video, path, bytes } = await generate(api, pinned, one);
       onRunProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
       return { path, bytes, durationSeconds, segments: [video] };
     });
@@ -148,6 +155,7 @@ function runSettings(api: Endpoints, options: GenerateLongOptions) {
     onRunProgress: deprecatedOption(options, 'onProgress', 'onRunProgress', api.logger),
     maxSegmentSeconds: options.maxSegmentSeconds ?? api.limits.maxAudioSeconds,
     requestOptions: { timeout, maxRetries, maxRetryDelay: options.maxRetryDelay, headers: options.headers, signal },
+    onUploadProgress: options.onUploadProgress,
     waitOptions: { pollInterval: options.pollInterval, maxPollInterval: options.maxPollInterval, waitTimeout: options.waitTimeout },
     downloadOptions: { signal, timeout, maxRetries },
     maxJobAttempts,
@@ -252,7 +260,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
       {
         api: run.api,
         maxJobAttempts: run.maxJobAttempts,
-        create: { timeout, maxRetryDelay, headers },
+        create: { timeout, maxRetryDelay, headers, onUploadProgress: run.onUploadProgress },
         signal,
         stop,
         aborted: 'Generation was aborted.',
