@@ -144,7 +144,7 @@ export class Videos {
    * `create`, then `waitForCompletion`. Every error after the create carries the job's `videoId`, and its message
    * names the job and, while it may still run, the call that waits for it again.
    * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
-   * `waitTimeout` bounds the wait. Jobs of one client share one adaptive limit on how many run at once (it starts
+   * `waitTimeout` bounds the wait for each job (a whole call: `signal`). Jobs of one client share one adaptive limit on how many run at once (it starts
    * at 2 and grows while the service keeps up): a call beyond it waits for a place before creating anything, and
    * that wait counts against neither `timeout` nor `waitTimeout`. A refused create is sent again once its
    * `Retry-After` has passed, without holding a place; a job FAILED for a rate limit or a fault of the service is

@@ -9,7 +9,7 @@ import type { WaitOptions } from '../wait.js';
  */
 export type BatchItem = { key: string } & VideoCreateParams;
 
-/** Options of `videos.generateBatch`. The wait options (poll intervals, the wait's deadline) apply to each job. */
+/** Options of `videos.generateBatch`. The wait options (poll intervals, `waitTimeout`) apply to each job; `signal` stops the whole batch. */
 export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
   /**
    * Folder for the videos (`<key>.mp4`) and the batch ledger; made if missing. It is checked before any job is
