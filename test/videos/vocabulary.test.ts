@@ -170,6 +170,25 @@ describe('onUploadProgress on create and every method that creates', () => {
   });
 });
 
+describe('the new names are checked as every callback is', () => {
+  it.each([
+    ['videos.create', 'onUploadProgress'],
+    ['videos.download', 'onDownloadProgress'],
+    ['videos.generateBatch', 'onRunProgress'],
+  ])('%s refuses %s that is not a function, before any request', async (method, name) => {
+    const client = newClient();
+    const options = { [name]: 1, output: join(dir, 'x.mp4'), outputDir: join(dir, 'x') } as never;
+    const call =
+      method === 'videos.create'
+        ? client.videos.create(params(), options)
+        : method === 'videos.download'
+          ? client.videos.download('vid_1', join(dir, 'x.mp4'), options)
+          : client.videos.generateBatch([], options);
+    await expect(call).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: name });
+    expect(mock.requests).toHaveLength(0);
+  });
+});
+
 describe('maxSegmentSeconds: one default, the client’s limits.maxAudioSeconds', () => {
   const posts = () => mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/videos').length;
 
