@@ -1,4 +1,4 @@
-import type { CreateOptions } from '../endpoints.js';
+import type { UploadProgress } from '../endpoints.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import type { WaitOptions } from '../wait.js';
 
@@ -42,7 +42,7 @@ export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
    * their own body's `bytes` and `total`.
    * @default undefined
    */
-  onUploadProgress?: CreateOptions['onUploadProgress'];
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
   /** Called once per item when it is finished (complete, failed or skipped). @default undefined */
   onItem?: ((result: BatchItemResult) => void) | undefined;
   /** The batch's counts (done, failed, running, total, ETA), whenever an item starts or finishes. @default undefined */

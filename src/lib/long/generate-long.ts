@@ -8,7 +8,7 @@ import type { RequestOptions } from '../../internal/request-options.js';
 import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
 import { downloadVideo } from '../download.js';
-import type { CreateOptions, Endpoints } from '../endpoints.js';
+import type { Endpoints, UploadProgress } from '../endpoints.js';
 import { generate } from '../generate.js';
 import { namingJob } from '../job-error.js';
 import { DEFAULT_JOB_ATTEMPTS } from '../job-policy.js';
@@ -39,7 +39,7 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    * each report their own body's `bytes` and `total`.
    * @default undefined
    */
-  onUploadProgress?: CreateOptions['onUploadProgress'];
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
   /** Where to save the joined MP4: its folder must exist. Written to a temporary file and renamed into place. */
   output: string;
   /**
