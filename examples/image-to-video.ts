@@ -32,7 +32,7 @@ try {
     onProgress: (job) => console.log(`  ${job.status} ${job.progress ?? 0}%`),
   });
   const saved = await client.videos.download(video, 'image-to-video.mp4', {
-    onProgress: ({ bytes, total }) => total && bytes === total && console.log(`  downloaded ${bytes} bytes`),
+    onDownloadProgress: ({ bytes, total }) => total && bytes === total && console.log(`  downloaded ${bytes} bytes`),
   });
   console.log(`saved ${saved.path} (${video.aspect_ratio}, ${saved.contentType})`);
 } finally {

@@ -16,8 +16,10 @@ import type { RequestOptions } from './internal/request-options.js';
 import { Transport } from './internal/transport.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
+import type { UploadProgress } from './lib/endpoints.js';
 import { limiterOutcome } from './lib/job-policy.js';
 import type { LongProgress } from './lib/long/generate-long.js';
+import type { MediaLimits } from './lib/media/validate.js';
 import type { WaitProgress } from './lib/wait.js';
 import { Videos } from './resources/videos.js';
 import type { VideoError } from './schemas.js';
@@ -25,12 +27,7 @@ import { VERSION } from './version.js';
 
 export type { JobConcurrency } from './internal/concurrency-limiter.js';
 export type { RequestOptions } from './internal/request-options.js';
-
-/** Local media limits. The spec states audio of 1 to 60 s and, elsewhere, 1 to 180 s; the stricter applies by default. */
-export interface MediaLimits {
-  /** Longest driving audio, in seconds. Raise to 180 only if your account accepts it. @default 60 */
-  maxAudioSeconds?: number | undefined;
-}
+export type { MediaLimits } from './lib/media/validate.js';
 
 export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
   /** API key sent as `x-api-key`. @default process.env.AVATAR_VIDEO_API_KEY */
@@ -184,6 +181,7 @@ export declare namespace AvatarVideo {
     MediaIssueCode,
     MediaValidationIssue,
     OutputPathProblem,
+    UploadProgress,
     VideoError,
     WaitProgress,
   };

@@ -58,7 +58,7 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
 }
 
 /**
- * The error's message in the CLI's terms: seconds (the unit of --timeout), and for a refused connection, the
+ * The error's message in the CLI's terms: seconds (the unit of --wait-timeout), and for a refused connection, the
  * address that refused and where it came from.
  */
 function inCliTerms(error: Error, context: FailureContext): string {
@@ -67,7 +67,7 @@ function inCliTerms(error: Error, context: FailureContext): string {
     const seen = error.video
       ? `last seen ${error.video.status}${typeof error.video.progress === 'number' ? ` at ${error.video.progress}%` : ''}`
       : 'never seen';
-    return `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.waitTimeout / 1000).toFixed(3)} s (--timeout; ${seen}); the job keeps running on the service.`;
+    return `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.waitTimeout / 1000).toFixed(3)} s (--wait-timeout; ${seen}); the job keeps running on the service.`;
   }
   const refused = error instanceof APIConnectionError ? refusedAddress(error) : undefined;
   if (refused !== undefined) {

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { encodeSegment } from '../internal/path.js';
 
 /** The file flags of `generate`, `create` and `validate` (and columns of a batch file), and the create parameter each fills. */
@@ -44,6 +44,26 @@ const seconds = numberFlag((number) => Number.isFinite(number) && number > 0, 'a
 export const secondsToMs = (value: string): number => Math.round(seconds(value) * 1000);
 const fixedConcurrency = numberFlag(isPositiveInteger, "'auto' or a whole number of at least 1");
 export const concurrency = (value: string): number | 'auto' => (value === 'auto' ? value : fixedConcurrency(value));
+
+/** The wait's deadline flag given: `--wait-timeout`, or its hidden old name `--timeout`. */
+export type WaitTimeoutFlags = { waitTimeout?: number; timeout?: number };
+
+/**
+ * Add `--wait-timeout <seconds>` (the SDK's `waitTimeout`, for each job), and `--timeout`, its old name, kept hidden
+ * for one minor version: read both with {@link waitTimeoutOf}.
+ */
+export function withWaitTimeout(command: Command, what: string): Command {
+  return command
+    .option('--wait-timeout <seconds>', `stop waiting for ${what} after this long; the job keeps running (default: 600)`, secondsToMs)
+    .addOption(new Option('--timeout <seconds>', 'deprecated: use --wait-timeout').argParser(secondsToMs).hideHelp());
+}
+
+/** The wait's deadline in ms; `--timeout` still works, with one line on stderr (through `warn`) that it is going. */
+export function waitTimeoutOf(flags: WaitTimeoutFlags, warn: (line: string) => void): number | undefined {
+  if (flags.timeout === undefined) return flags.waitTimeout;
+  warn('--timeout is deprecated and will be removed in the next minor version: use --wait-timeout');
+  return flags.waitTimeout ?? flags.timeout;
+}
 
 /** A video id, as `create` and `list` print it: the SDK's own rule (no blank, `.` or `..`), said in the CLI's words. */
 export function videoId(value: string): string {

@@ -1,10 +1,7 @@
-import { openAsBlob } from 'node:fs';
-import { basename } from 'node:path';
-import type { AvatarVideo, Video, VideoCreateParams } from '../index.js';
-import { MEDIA_FLAGS } from './flags.js';
+import type { AvatarVideo, Video } from '../index.js';
 import type { Session } from './session.js';
 
-/** Callbacks that feed the SDK's progress reports (and the bytes of an upload) into the session's bars or lines. */
+/** Callbacks that feed the SDK's progress reports (upload, wait, download, a long run) into the session's bars or lines. */
 
 /** Follow a job's progress: tracked from the moment it exists (with the file it is for), so a failure can name it. */
 export const watchJob =
@@ -51,60 +48,11 @@ export function longProgress(session: Session): (progress: AvatarVideo.LongProgr
   };
 }
 
-/** Swap the paths in `params` for files whose upload the session's bar counts, all files together. */
-export async function countUploads(params: VideoCreateParams, session: Session): Promise<VideoCreateParams> {
-  const counted: Record<string, unknown> = { ...params };
-  const read = new Map<string, number>();
-  let total = 0;
-  for (const field of Object.values(MEDIA_FLAGS)) {
-    const path = counted[field];
-    if (typeof path !== 'string') continue;
-    const file = new CountedFile(await openAsBlob(path), basename(path), (bytes) => {
-      read.set(field, bytes);
-      const sent = [...read.values()].reduce((sum, value) => sum + value, 0);
-      // Every byte handed over: from now on the service may create a job even if its answer never arrives.
-      if (sent >= total) session.uploadSent = true;
-      session.progress.update('upload', sent, total);
-    });
-    total += file.size;
-    counted[field] = file;
-  }
-  return counted as unknown as VideoCreateParams;
-}
-
-/**
- * A file on disk as a Blob that counts the bytes read from its stream. The SDK has no upload-progress hook, but it
- * sends a Blob by reading `stream()` as the body goes out (a new one for each retry), so bytes read are bytes handed
- * to the socket. A subclass, as the SDK recognises Blobs with `instanceof`, overriding what the SDK reads (size,
- * slice, stream); reads through `slice()` (local validation reading headers) are not counted.
- */
-class CountedFile extends Blob {
-  constructor(
-    readonly file: Blob,
-    readonly name: string,
-    readonly onRead: (bytesRead: number) => void,
-  ) {
-    super([]);
-  }
-
-  override get size(): number {
-    return this.file.size;
-  }
-
-  override slice(start?: number, end?: number, contentType?: string): Blob {
-    return this.file.slice(start, end, contentType);
-  }
-
-  override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    let read = 0;
-    this.onRead(0);
-    const count = new TransformStream<Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>>({
-      transform: (chunk, controller) => {
-        read += chunk.byteLength;
-        this.onRead(read);
-        controller.enqueue(chunk);
-      },
-    });
-    return this.file.stream().pipeThrough(count);
-  }
-}
+/** The upload's bytes on the session's bar, as the SDK hands the create's body to the connection. */
+export const uploadProgress =
+  (session: Session) =>
+  ({ bytes, total }: AvatarVideo.UploadProgress): void => {
+    // Every byte handed over: from now on the service may create a job even if its answer never arrives.
+    if (bytes >= total) session.uploadSent = true;
+    session.progress.update('upload', bytes, total);
+  };

@@ -20,10 +20,12 @@ export interface FilePart {
 /**
  * Encode a multipart body that streams each file from its source. Called once per attempt, because a
  * stream can be read only once; the Content-Length is exact, so the server sees no chunked upload.
+ * `onProgress` hears the bytes as the HTTP layer takes them, from 0 to the Content-Length.
  */
 export async function encodeMultipart(
   files: FilePart[],
   fields: Record<string, string>,
+  onProgress?: (progress: { bytes: number; total: number }) => void,
 ): Promise<{ stream: Readable; headers: Record<string, string> }> {
   const form = new (formData().FormData)();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
@@ -32,8 +34,24 @@ export async function encodeMultipart(
   const encoded = new (encoder().FormDataEncoder)(form);
   const headers: Record<string, string> = { 'content-type': encoded.contentType };
   if (encoded.contentLength !== undefined) headers['content-length'] = encoded.contentLength;
+  const body = onProgress ? counted(bodyOf(encoded), Number(encoded.contentLength), onProgress) : bodyOf(encoded);
   // Large reads keep the per-chunk overhead low on big video references.
-  return { stream: Readable.from(bodyOf(encoded), { objectMode: false, highWaterMark: 1 << 20 }), headers };
+  return { stream: Readable.from(body, { objectMode: false, highWaterMark: 1 << 20 }), headers };
+}
+
+/** `chunks`, telling `onProgress` the bytes passed on so far: a count, no copy. */
+async function* counted(
+  chunks: AsyncIterable<Uint8Array>,
+  total: number,
+  onProgress: (progress: { bytes: number; total: number }) => void,
+) {
+  let bytes = 0;
+  onProgress({ bytes, total });
+  for await (const chunk of chunks) {
+    bytes += chunk.byteLength;
+    onProgress({ bytes, total });
+    yield chunk;
+  }
 }
 
 /**

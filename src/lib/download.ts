@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { APIConnectionError, APIError, AvatarVideoError, DownloadIntegrityError, VideoNotReadyError } from '../errors.js';
 import { type AtomicFile, writeFileAtomic } from '../internal/atomic-file.js';
+import { deprecatedOption } from '../internal/deprecated.js';
 import { diskError } from '../internal/disk-error.js';
 import { header, requestId } from '../internal/headers.js';
 import type { RequestOptions } from '../internal/request-options.js';
@@ -21,7 +22,9 @@ export interface DownloadProgress {
 }
 
 export interface DownloadOptions extends Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries'> {
-  /** Called after each chunk is written; keep it cheap. @default undefined */
+  /** The bytes saved so far and the file's size, after each chunk is written; keep it cheap. @default undefined */
+  onDownloadProgress?: ((progress: DownloadProgress) => void) | undefined;
+  /** @deprecated Use `onDownloadProgress` (the same callback); it logs a warning once. @default undefined */
   onProgress?: ((progress: DownloadProgress) => void) | undefined;
   /**
    * How many times in a row a failed transfer (a dropped or stalled body, an answer that is not the video)
@@ -79,7 +82,8 @@ export async function downloadVideo(
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
   const id = typeof video === 'string' ? video : video.id;
-  return traceDownload(id, (trace) => saveVideo(api, video, id, destination, options, trace));
+  const onDownloadProgress = deprecatedOption(options, 'onProgress', 'onDownloadProgress', api.logger);
+  return traceDownload(id, (trace) => saveVideo(api, video, id, destination, { ...options, onDownloadProgress }, trace));
 }
 
 async function saveVideo(
@@ -221,7 +225,7 @@ function continues(value: string | undefined, offset: number, total: number): bo
 
 /**
  * Write the body into the file as it arrives (see `AtomicFile.write`). Resolves with the connection error when
- * the body drops; rejects with a write (or `onProgress`) error.
+ * the body drops; rejects with a write (or `onDownloadProgress`) error.
  */
 async function write(response: StreamedAnswer, state: Transfer): Promise<APIConnectionError | undefined> {
   const { file, options } = state;
@@ -230,7 +234,7 @@ async function write(response: StreamedAnswer, state: Transfer): Promise<APIConn
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       writing = true;
       await file.write(chunk);
-      options.onProgress?.({ bytes: file.size, total: state.total });
+      options.onDownloadProgress?.({ bytes: file.size, total: state.total });
       writing = false;
     }
   } catch (error) {

@@ -7,16 +7,30 @@ import type { RequestOptions } from '../internal/request-options.js';
 import type { Video } from '../schemas.js';
 import type { VideoCreateParams } from './media/prepare.js';
 
+/** What `onUploadProgress` is told. */
+export interface UploadProgress {
+  /** Bytes of the create's body handed to the connection so far. Starts again from 0 if the create is sent again. */
+  bytes: number;
+  /** The body's size (its Content-Length): the files and the form's fields. */
+  total: number;
+}
+
 /** Options of `videos.create`. */
 export interface CreateOptions extends RequestOptions {
   /** Check formats and durations locally before uploading. @default true */
   validate?: boolean | undefined;
+  /**
+   * The upload's progress, for a progress bar: called as the create's body is handed to the connection, from 0 to
+   * its `total`; keep it cheap. Once `bytes` reaches `total`, the service may make the job even if no answer arrives.
+   * @default undefined
+   */
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
 }
 
 /** A create's inputs opened (and checked) once, to be sent as many times as its refusals take. */
 export interface CreateUpload {
   /** One create request with these inputs (its retries are `options.maxRetries`'); the job it started. */
-  send(options: RequestOptions): Promise<Answer<Video>>;
+  send(options: RequestOptions & Pick<CreateOptions, 'onUploadProgress'>): Promise<Answer<Video>>;
   /** Close the inputs (and remove what was spooled). */
   close(): Promise<void>;
 }

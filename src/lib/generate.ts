@@ -123,6 +123,7 @@ async function makeVideo(
     maxRetryDelay,
     headers,
     validate,
+    onUploadProgress,
     signal,
     videoId,
     onCreated,
@@ -138,7 +139,7 @@ async function makeVideo(
     api,
     jobLimit,
     maxJobAttempts,
-    create: { timeout, maxRetryDelay, headers, validate },
+    create: { timeout, maxRetryDelay, headers, validate, onUploadProgress },
     signal,
     aborted: 'The call was aborted.',
     onThrottled,
@@ -199,7 +200,7 @@ async function makeAndSave(api: Endpoints, params: VideoCreateParams, options: G
   const video = await makeVideo(api, params, rest, 'running-then-save', job);
   try {
     const { signal, timeout, maxRetries } = options;
-    const { path, bytes } = await downloadVideo(api, video, output, { signal, timeout, maxRetries, onProgress: onDownloadProgress });
+    const { path, bytes } = await downloadVideo(api, video, output, { signal, timeout, maxRetries, onDownloadProgress });
     return { video, path, bytes };
   } catch (error) {
     api.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);

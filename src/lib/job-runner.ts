@@ -35,7 +35,7 @@ export interface JobRun {
   /** Jobs made for the video before it is given up. */
   maxJobAttempts: number;
   /** The create's request options. `maxRetries` is not among them: the runner alone sends a refused create again. */
-  create: Pick<CreateOptions, 'timeout' | 'maxRetryDelay' | 'headers' | 'validate'>;
+  create: Pick<CreateOptions, 'timeout' | 'maxRetryDelay' | 'headers' | 'validate' | 'onUploadProgress'>;
   signal: AbortSignal | undefined;
   /** Stops a wait for a place (the caller's pool has failed), not a job already made. */
   stop?: AbortSignal | undefined;

@@ -41,8 +41,10 @@ export interface WaitOptions {
    */
   maxPollInterval?: number | undefined;
   /**
-   * Deadline of the whole wait, in ms: then `WaitTimeoutError`, and the job keeps running on the service.
-   * Each poll is one request, bounded by the client's `timeout` (one attempt's time) as every request is.
+   * Deadline of the wait for one job, in ms: then `WaitTimeoutError`, and the job keeps running on the service. The
+   * same on every method: where a call makes several jobs (one made again, a long video's segments, a batch's items),
+   * each job's wait has its own; a deadline on a whole call is `signal: AbortSignal.timeout(ms)`. Each poll is one
+   * request, bounded by the client's `timeout` (one attempt's time) as every request is.
    * @default 600000 (10 minutes)
    */
   waitTimeout?: number | undefined;

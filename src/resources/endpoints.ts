@@ -48,9 +48,11 @@ export class VideoEndpoints implements Endpoints {
   async openCreate(params: VideoCreateParams, options: Pick<CreateOptions, 'validate'>): Promise<CreateUpload> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded each time.
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.limits);
-    const body = () => encodeMultipart(prepared.files, prepared.fields);
     return {
-      send: (request) => this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body, advice }, videoSchema, request),
+      send: (request) => {
+        const body = () => encodeMultipart(prepared.files, prepared.fields, request.onUploadProgress);
+        return this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body, advice }, videoSchema, request);
+      },
       close: () => prepared.dispose(),
     };
   }

@@ -144,7 +144,7 @@ export class Videos {
    * `create`, then `waitForCompletion`. Every error after the create carries the job's `videoId`, and its message
    * names the job and, while it may still run, the call that waits for it again.
    * `timeout` and the other request options apply to the create (a large upload may need a longer `timeout`);
-   * `waitTimeout` bounds the wait. Jobs of one client share one adaptive limit on how many run at once (it starts
+   * `waitTimeout` bounds the wait for each job (a whole call: `signal`). Jobs of one client share one adaptive limit on how many run at once (it starts
    * at 2 and grows while the service keeps up): a call beyond it waits for a place before creating anything, and
    * that wait counts against neither `timeout` nor `waitTimeout`. A refused create is sent again once its
    * `Retry-After` has passed, without holding a place; a job FAILED for a rate limit or a fault of the service is
@@ -194,7 +194,8 @@ export class Videos {
    * Make a video of any length: audio over `maxSegmentSeconds` is split at quiet points, the segments are
    * generated side by side (each job under the client's one limit, `jobConcurrency`), and their MP4s are joined without re-encoding. A manifest in `workDir`
    * records every job, so running the same call again after a crash, an abort or a failed segment resumes
-   * without paying twice. Audio of 60 s or less is one ordinary `generate`. `output` and `workDir` are checked
+   * without paying twice. Audio no longer than `maxSegmentSeconds` (the client's `limits.maxAudioSeconds`, 60 s unless
+   * configured, as in a batch) is one ordinary `generate`. `onRunProgress` reports the run's phases and segments. `output` and `workDir` are checked
    * before anything is created; every error after a create carries a job's `videoId` and names the jobs made.
    * @throws OutputPathError when `output` or `workDir` cannot be saved to; no request is sent.
    */

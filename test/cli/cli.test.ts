@@ -255,16 +255,17 @@ describe('generate checks the output before paying', () => {
 describe('a job that exists is never stranded', () => {
   const slowEnv = () => ({ AVATAR_VIDEO_BASE_URL: slow.baseURL, AVATAR_VIDEO_API_KEY: slow.apiKey });
 
-  it('generate --timeout says seconds, that the job keeps running, and the command to go on', async () => {
+  it('generate --wait-timeout says seconds, that the job keeps running, and the command to go on', async () => {
     const output = join(work, 'late.mp4');
-    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output, '--timeout', '0.3'], {
+    const result = await run(['--json', 'generate', '--audio', AUDIO, '--image', IMAGE, '-o', output, '--wait-timeout', '0.3'], {
       env: slowEnv(),
     });
     expect(result.code).toBe(1);
     const { error } = result.json();
     expect(error.videoId).toMatch(/^vid_\w+$/);
     expect(slow.getVideo(error.videoId)?.status).toBe('PROCESSING');
-    expect(error.message).toMatch(/did not finish within 0\.3 s .*the job keeps running/);
+    expect(error.message).toMatch(/did not finish within 0\.3 s \(--wait-timeout; .*the job keeps running/);
+    expect(result.stderr).not.toContain('deprecated');
     const resume = `avatar-video wait ${error.videoId} && avatar-video download ${error.videoId} -o ${output}`;
     expect(error.resume).toBe(resume);
     expect(result.stderr).toContain(`video ${error.videoId} keeps running on the service`);
@@ -336,11 +337,24 @@ describe('a job that exists is never stranded', () => {
     expect(result.stderr).not.toMatch(/to go on/);
   });
 
-  it('wait --timeout says seconds and gives the wait command again, with --base-url kept', async () => {
+  it('wait --timeout, the deprecated name of --wait-timeout, still works and says once that it is going', async () => {
     const client = new AvatarVideo({ apiKey: slow.apiKey, baseURL: slow.baseURL, logLevel: 'off' });
     closers.push(() => client.close());
     const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
     const result = await run(['--json', '--base-url', slow.baseURL, 'wait', id, '--timeout', '0.3'], {
+      env: { AVATAR_VIDEO_API_KEY: slow.apiKey },
+    });
+    expect(result.code).toBe(1);
+    expect(result.json().error).toMatchObject({ type: 'WaitTimeoutError', videoId: id });
+    expect(result.stderr).toMatch(/did not finish within 0\.3 s \(--wait-timeout/);
+    expect(result.stderr.match(/--timeout is deprecated .*use --wait-timeout/g)).toHaveLength(1);
+  });
+
+  it('wait --wait-timeout says seconds and gives the wait command again, with --base-url kept', async () => {
+    const client = new AvatarVideo({ apiKey: slow.apiKey, baseURL: slow.baseURL, logLevel: 'off' });
+    closers.push(() => client.close());
+    const { id } = await client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE });
+    const result = await run(['--json', '--base-url', slow.baseURL, 'wait', id, '--wait-timeout', '0.3'], {
       env: { AVATAR_VIDEO_API_KEY: slow.apiKey },
     });
     expect(result.code).toBe(1);

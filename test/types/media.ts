@@ -47,3 +47,5 @@ LIMITS.maxAudioSeconds = 1;
 validateCreateParams({ audio_reference: 'talk.wav' });
 // @ts-expect-error joinVideos takes paths, not bytes
 joinVideos([new Uint8Array(8)], 'joined.mp4');
+// ValidateOptions is MediaLimits (the client's `limits`) under its old name: one type, either way round.
+export const limitsAsValidate: ValidateOptions = {} as import('avatar-video').MediaLimits;

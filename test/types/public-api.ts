@@ -136,3 +136,13 @@ export const nextDelay = (step: PollResult): number => (step.done ? 0 : step.nex
 // @ts-expect-error a done step has no next poll
 export const doneDelay = (step: PollResult & { done: true }): number => step.nextPollAfterMs;
 export const restored: Promise<PollResult> = client.videos.poll(video, JSON.parse('{}') as PollState, { pollInterval: 1_000 });
+
+// One vocabulary: each progress callback by its own name and argument, on every method that takes it.
+export const uploadOn: CreateAndWaitOptions = { onUploadProgress: ({ bytes, total }: AvatarVideo.UploadProgress) => bytes / total };
+export const runOn: GenerateLongOptions = { output: 'o.mp4', onRunProgress: ({ phase }) => phase };
+export const batchRunOn: GenerateBatchOptions = { outputDir: 'o', onRunProgress: ({ done }) => done, onUploadProgress: () => {} };
+export const saved: GenerateOptions = { output: 'o.mp4', onDownloadProgress: ({ bytes }) => bytes };
+// @ts-expect-error a run's progress is not a video: onRunProgress gets LongProgress
+export const wrongRun: GenerateLongOptions = { output: 'o.mp4', onRunProgress: (video: Video) => video.id };
+// @ts-expect-error the upload's total is always known (its Content-Length)
+export const noTotal = (p: AvatarVideo.UploadProgress): undefined => p.total;

@@ -120,7 +120,7 @@ it('a long item’s segments count among the batch’s running jobs, held to the
     .generateBatch([item('talk', long), item('a', short), item('b', short), item('c', short)], {
       outputDir: join(dir, 'out'),
       ...fast,
-      onProgress: (p) => {
+      onRunProgress: (p) => {
         peak = Math.max(peak, p.running);
       },
     })
@@ -134,7 +134,7 @@ it('makes a long item’s segments side by side, each placed by the client’s l
   const summary = await client.videos.generateBatch([item('talk', long)], {
     outputDir: join(dir, 'out'),
     ...fast,
-    onProgress: (p) => {
+    onRunProgress: (p) => {
       peak = Math.max(peak, p.running);
     },
   });

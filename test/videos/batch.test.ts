@@ -63,7 +63,7 @@ describe('generateBatch under a service limit', () => {
       // With the default 3, one item in a thousand fails three draws of 10% in a row; this test is about the limit.
       maxAttempts: 6,
       ...fast,
-      onProgress: (p) => running.push(p.running),
+      onRunProgress: (p) => running.push(p.running),
     });
     expect(summary).toMatchObject({ completed: 40, failed: 0, skipped: 0 });
     await expectWholeFiles(summary.results);
@@ -236,7 +236,7 @@ describe('generateBatch failures', () => {
       outputDir: join(dir, 'out'),
       concurrency: 3,
       ...fast,
-      onProgress: (p) => {
+      onRunProgress: (p) => {
         peak = Math.max(peak, p.running);
       },
     });
@@ -261,7 +261,7 @@ describe('generateBatch failures', () => {
       outputDir: join(dir, 'out'),
       concurrency: 1,
       ...fast,
-      onProgress: (p) => progress.push(p),
+      onRunProgress: (p) => progress.push(p),
     });
     expect(progress[0]).toEqual({ done: 0, failed: 0, running: 0, total: 4, etaSeconds: undefined });
     expect(progress.at(-1)).toMatchObject({ done: 3, failed: 1, running: 0, total: 4, etaSeconds: 0 });

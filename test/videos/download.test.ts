@@ -110,7 +110,7 @@ describe('download through the mock', () => {
     await writeFile(target, OLD);
     const before = server.requests.length;
     const progress: number[] = [];
-    const result = await client.videos.download(done, target, { onProgress: ({ bytes }) => progress.push(bytes) });
+    const result = await client.videos.download(done, target, { onDownloadProgress: ({ bytes }) => progress.push(bytes) });
     const saved = await readFile(target);
     expect(result).toEqual({ path: target, bytes: saved.byteLength, contentType: 'video/mp4' });
     expect(saved.subarray(4, 8).toString('latin1')).toBe('ftyp');
@@ -145,7 +145,7 @@ describe('resuming', () => {
     );
     const target = join(dir, 'out.mp4');
     const progress: number[] = [];
-    await client.videos.download('vid_1', target, { onProgress: ({ bytes }) => progress.push(bytes) });
+    await client.videos.download('vid_1', target, { onDownloadProgress: ({ bytes }) => progress.push(bytes) });
     expect((await readFile(target)).equals(BODY)).toBe(true);
     expect(cdn.requests[1]?.headers.range).toBe(`bytes=${MiB}-`);
     expect(progress.some((bytes, i) => i > 0 && bytes < (progress[i - 1] as number))).toBe(true);
@@ -365,7 +365,7 @@ describe('failures leave the destination untouched', () => {
     const controller = new AbortController();
     const download = client.videos.download('vid_1', target, {
       signal: controller.signal,
-      onProgress: ({ bytes }) => {
+      onDownloadProgress: ({ bytes }) => {
         if (bytes >= MiB) controller.abort();
       },
     });

@@ -47,7 +47,7 @@ describe('generateLong against the mock', () => {
     const fractions: number[] = [];
     const result = await client.videos.generateLong(
       { audio_reference: await writeAudio(300), image_reference: mockFixture('portrait.png') },
-      { output, ...fast, onProgress: (p) => fractions.push(p.fraction) },
+      { output, ...fast, onRunProgress: (p) => fractions.push(p.fraction) },
     );
     expect(result.segments.length).toBeGreaterThanOrEqual(5);
     expect(mock.creates).toBe(result.segments.length);
@@ -141,7 +141,7 @@ describe('generateLong against the mock', () => {
       workDir,
       concurrency: 2,
       signal: controller.signal,
-      onProgress: (p) => {
+      onRunProgress: (p) => {
         if (p.segments.some((s) => s.status === 'downloaded')) controller.abort();
       },
     });
@@ -168,7 +168,7 @@ describe('generateLong against the mock', () => {
         ...fast,
         workDir,
         signal: controller.signal,
-        onProgress: () => controller.abort(),
+        onRunProgress: () => controller.abort(),
       })
       .catch(() => {});
     expect((await readdir(workDir)).includes('manifest.json')).toBe(true);

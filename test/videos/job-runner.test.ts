@@ -184,7 +184,7 @@ describe('deprecated names, kept one minor version', () => {
       outputDir: join(dir, 'out'),
       ...fast,
       maxConcurrency: 1,
-      onProgress: (p: { running: number }) => {
+      onRunProgress: (p: { running: number }) => {
         peak = Math.max(peak, p.running);
       },
     };

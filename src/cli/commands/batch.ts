@@ -36,7 +36,7 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
       outputDir: outDir,
       concurrency: flags.concurrency,
       signal: session.signal,
-      onProgress: progressReporter(session),
+      onRunProgress: progressReporter(session),
       onItem: (result) => {
         if (result.status === 'failed') session.note(`failed ${result.key}: ${result.error?.code} ${result.error?.message}`);
       },

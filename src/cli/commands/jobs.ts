@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Video } from '../../index.js';
-import { positiveInteger, secondsToMs, videoId } from '../flags.js';
+import { positiveInteger, videoId, type WaitTimeoutFlags, waitTimeoutOf, withWaitTimeout } from '../flags.js';
 import { formatBytes, formatVideo, formatVideoTable } from '../format.js';
 import { checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
@@ -17,14 +17,16 @@ export function registerJobCommands(program: Command, session: Session): void {
     session.result(video, formatVideo(video));
   });
 
-  byId('wait', 'wait until a video job is COMPLETE, showing its progress; exit 1 if it fails or is cancelled')
-    .option('--timeout <seconds>', 'stop waiting after this long; the job keeps running (default: 600)', secondsToMs)
-    .action(async (id: string, flags: { timeout?: number }) => {
-      // Tracked once seen: an id the service does not know gets no "to go on" advice.
-      const options = { waitTimeout: flags.timeout, signal: session.signal, onProgress: watchJob(session) };
-      const video = await session.client().videos.waitForCompletion(id, options);
-      session.result(video, formatVideo(video));
-    });
+  withWaitTimeout(
+    byId('wait', 'wait until a video job is COMPLETE, showing its progress; exit 1 if it fails or is cancelled'),
+    'it',
+  ).action(async (id: string, flags: WaitTimeoutFlags) => {
+    // Tracked once seen: an id the service does not know gets no "to go on" advice.
+    const waitTimeout = waitTimeoutOf(flags, (line) => session.warn(line));
+    const options = { waitTimeout, signal: session.signal, onProgress: watchJob(session) };
+    const video = await session.client().videos.waitForCompletion(id, options);
+    session.result(video, formatVideo(video));
+  });
 
   byId('download', 'save the MP4 of a COMPLETE video; an interrupted download leaves no partial file')
     .option('-o, --output <file>', 'where to save it (default: <id>.mp4 in the current folder)')
@@ -38,7 +40,7 @@ export function registerJobCommands(program: Command, session: Session): void {
         () => checkOutputFile(output, session.force),
       );
       session.track({ id }, output);
-      const saved = await client.videos.download(id, output, { signal: session.signal, onProgress: downloadProgress(session) });
+      const saved = await client.videos.download(id, output, { signal: session.signal, onDownloadProgress: downloadProgress(session) });
       session.result({ id, ...saved }, [`saved ${saved.path} (${formatBytes(saved.bytes)})`]);
     });
 

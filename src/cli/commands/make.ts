@@ -1,51 +1,51 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type MediaFlags, secondsToMs, withMediaFlags } from '../flags.js';
+import { type MediaFlags, type WaitTimeoutFlags, waitTimeoutOf, withMediaFlags, withWaitTimeout } from '../flags.js';
 import { formatBytes, formatMedia, formatVideo } from '../format.js';
 import { checkInputs, checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
 import { checkAll } from '../usage-error.js';
-import { countUploads, downloadProgress, longProgress, watchJob } from '../watch.js';
+import { downloadProgress, longProgress, uploadProgress, watchJob } from '../watch.js';
 
 /** The commands that take input files: generate, validate and create. */
 
 export function registerGenerate(program: Command, session: Session): void {
-  withMediaFlags(program.command('generate'), 'driving audio: WAV or MP3, at least 1 s; over 60 s is made in segments')
+  const command = withMediaFlags(program.command('generate'), 'driving audio: WAV or MP3, at least 1 s; over 60 s is made in segments')
     .description(
       'make a video: check the inputs, upload, wait for the job and save the MP4; audio over 60 s is made in segments and joined',
     )
     .option('-o, --output <file>', 'where to save the MP4 (default: the audio file name with .mp4, in the current folder)')
-    .option('-f, --force', 'replace the output file if it exists (default: refuse, before uploading anything)')
-    .option('--timeout <seconds>', 'stop waiting for a job after this long; the job keeps running (default: 600)', secondsToMs)
-    .action(async (flags: MediaFlags & { output?: string; timeout?: number; force?: boolean }) => {
-      const output = flags.output ?? (flags.audio === undefined ? undefined : defaultOutput(flags.audio));
-      session.force = flags.force === true;
-      // Everything that could stop the run after the upload is checked before it: nothing is paid for in vain.
-      const [inputs, client] = await checkAll(
-        () => checkInputs(flags, { allowLongAudio: true }),
-        () => session.client(),
-        () => (output === undefined ? undefined : checkOutputFile(output, session.force)),
-      );
-      for (const warning of inputs.checked.warnings) session.warn(warning);
-      const path = output as string; // set whenever --audio is, and checkInputs requires --audio
-      if (inputs.long) {
-        const options = { output: path, waitTimeout: flags.timeout, signal: session.signal, onProgress: longProgress(session) };
-        const made = await client.videos.generateLong(inputs.params, options);
-        session.result(made, [
-          `saved ${made.path} (${formatBytes(made.bytes)}, ${made.durationSeconds.toFixed(1)} s) from ${made.segments.length} segments`,
-        ]);
-        return;
-      }
-      // create + wait + download rather than videos.generate: the job is tracked from the moment it
-      // exists, so any failure or Ctrl-C after that names it and the command that goes on with it.
-      const watch = watchJob(session, path);
-      const wait = { waitTimeout: flags.timeout, signal: session.signal, onCreated: watch, onProgress: watch };
-      const video = await client.videos.createAndWait(await countUploads(inputs.params, session), wait);
-      const saved = await client.videos.download(video, path, { signal: session.signal, onProgress: downloadProgress(session) });
-      session.result({ video, path: saved.path, bytes: saved.bytes }, [
-        `saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${video.id}`,
+    .option('-f, --force', 'replace the output file if it exists (default: refuse, before uploading anything)');
+  withWaitTimeout(command, 'a job').action(async (flags: MediaFlags & WaitTimeoutFlags & { output?: string; force?: boolean }) => {
+    const output = flags.output ?? (flags.audio === undefined ? undefined : defaultOutput(flags.audio));
+    session.force = flags.force === true;
+    const waitTimeout = waitTimeoutOf(flags, (line) => session.warn(line));
+    // Everything that could stop the run after the upload is checked before it: nothing is paid for in vain.
+    const [inputs, client] = await checkAll(
+      () => checkInputs(flags, { allowLongAudio: true }),
+      () => session.client(),
+      () => (output === undefined ? undefined : checkOutputFile(output, session.force)),
+    );
+    for (const warning of inputs.checked.warnings) session.warn(warning);
+    const path = output as string; // set whenever --audio is, and checkInputs requires --audio
+    if (inputs.long) {
+      const options = { output: path, waitTimeout, signal: session.signal, onRunProgress: longProgress(session) };
+      const made = await client.videos.generateLong(inputs.params, options);
+      session.result(made, [
+        `saved ${made.path} (${formatBytes(made.bytes)}, ${made.durationSeconds.toFixed(1)} s) from ${made.segments.length} segments`,
       ]);
-    });
+      return;
+    }
+    // create + wait + download rather than videos.generate: the job is tracked from the moment it
+    // exists, so any failure or Ctrl-C after that names it and the command that goes on with it.
+    const watch = watchJob(session, path);
+    const wait = { waitTimeout, signal: session.signal, onCreated: watch, onProgress: watch };
+    const video = await client.videos.createAndWait(inputs.params, { ...wait, onUploadProgress: uploadProgress(session) });
+    const saved = await client.videos.download(video, path, { signal: session.signal, onDownloadProgress: downloadProgress(session) });
+    session.result({ video, path: saved.path, bytes: saved.bytes }, [
+      `saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${video.id}`,
+    ]);
+  });
 }
 
 /** `talk.wav` -> `./talk.mp4`; never the audio file itself, whatever it is named. */
@@ -79,8 +79,7 @@ export function registerCreate(program: Command, session: Session): void {
         () => session.client(),
       );
       for (const warning of inputs.checked.warnings) session.warn(warning);
-      const params = await countUploads(inputs.params, session);
-      const video = await client.videos.create(params, { signal: session.signal });
+      const video = await client.videos.create(inputs.params, { signal: session.signal, onUploadProgress: uploadProgress(session) });
       session.result(video, formatVideo(video));
     });
 }

@@ -2,7 +2,7 @@ import { BatchInputError, type BatchProblem, MediaValidationError } from '../../
 import { runPool } from '../../internal/run-pool.js';
 import { isOneShot } from '../../internal/source.js';
 import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
-import { LIMITS, type ValidateOptions, validateCreateParams } from '../media/validate.js';
+import { LIMITS, type MediaLimits, validateCreateParams } from '../media/validate.js';
 import { InputHasher } from './inputs-hash.js';
 import { keyProblem, sameFileKey } from './key.js';
 import type { LedgerRecord } from './ledger.js';
@@ -31,7 +31,7 @@ const CHECK_CONCURRENCY = 8;
 export async function checkItems(
   items: Iterable<BatchItem> | AsyncIterable<BatchItem>,
   ledger: Map<string, LedgerRecord>,
-  limits: ValidateOptions,
+  limits: MediaLimits,
 ): Promise<CheckedItem[]> {
   const batch = { seen: new Map<string, string>(), hasher: new InputHasher(), ledger, limits };
   const checks = await runPool(items, CHECK_CONCURRENCY, (item, index) => checkItem(item, index, batch));
@@ -46,7 +46,7 @@ type Problem = Omit<BatchProblem, 'index' | 'key'>;
 async function checkItem(
   item: BatchItem,
   index: number,
-  batch: { seen: Map<string, string>; hasher: InputHasher; ledger: Map<string, LedgerRecord>; limits: ValidateOptions },
+  batch: { seen: Map<string, string>; hasher: InputHasher; ledger: Map<string, LedgerRecord>; limits: MediaLimits },
 ): Promise<CheckedItem | BatchProblem[]> {
   const named = typeof (item as { key?: unknown } | null)?.key === 'string' ? item.key : undefined;
   const refuse = (problems: Problem[]) => problems.map((problem) => ({ index, key: named, ...problem }));
@@ -83,7 +83,7 @@ function keyProblems(key: unknown, seen: Map<string, string>): Problem[] {
  * An item's input problems: one-shot streams (a batch may upload an item again), then local validation with no
  * upper bound on the audio; and whether its audio is longer than one job allows (so it is made in segments).
  */
-async function inputProblems(params: VideoCreateParams, limits: ValidateOptions): Promise<{ problems: Problem[]; long: boolean }> {
+async function inputProblems(params: VideoCreateParams, limits: MediaLimits): Promise<{ problems: Problem[]; long: boolean }> {
   const refused = (problems: Problem[]) => ({ problems, long: false });
   const record = params as unknown as Record<string, unknown>;
   const streams = FILE_FIELDS.filter((field) => isOneShot(record[field]));

@@ -31,7 +31,9 @@ export async function generateBatch(
     maxJobAttempts: _j,
     maxAttempts: _a,
     onItem,
-    onProgress,
+    onProgress: _p,
+    onRunProgress: _r,
+    onUploadProgress,
     signal,
     ...wait
   } = options;
@@ -50,9 +52,9 @@ export async function generateBatch(
   });
   const ledger = await LedgerWriter.open(dir);
 
-  const tally = new ProgressTally(checked.length, onProgress);
+  const tally = new ProgressTally(checked.length, deprecatedOption(options, 'onProgress', 'onRunProgress', api.logger));
   const onRunning = (delta: 1 | -1) => tally.running(delta);
-  const ctx: ItemContext = { api, ledger, outputDir: dir, waitOptions: wait, maxJobAttempts, onRunning, signal };
+  const ctx: ItemContext = { api, ledger, outputDir: dir, waitOptions: wait, maxJobAttempts, onUploadProgress, onRunning, signal };
   tally.report();
   let results: BatchItemResult[];
   try {

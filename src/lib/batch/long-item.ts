@@ -32,8 +32,8 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
         waitTimeout,
         output: path,
         workDir,
-        maxSegmentSeconds: ctx.api.limits.maxAudioSeconds,
         maxJobAttempts: ctx.maxJobAttempts,
+        onUploadProgress: ctx.onUploadProgress,
         // Removed once the ledger says saved: a crash in between finds the segments again instead of paying twice.
         keepWorkDir: true,
         signal: ctx.signal,

@@ -10,7 +10,7 @@ export function estimateEta(finished: number, remaining: number, elapsedMs: numb
   return Math.round((remaining * elapsedMs) / finished / 1000);
 }
 
-/** The counts behind `onProgress`: items done, failed and running, and the pace of this run for the ETA. */
+/** The counts behind `onRunProgress`: items done, failed and running, and the pace of this run for the ETA. */
 export class ProgressTally {
   readonly #started = performance.now();
   readonly #counts = { done: 0, failed: 0, running: 0 };

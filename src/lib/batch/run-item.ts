@@ -69,7 +69,8 @@ async function runOneJob(
       },
     };
     const { api, maxJobAttempts, signal, onRunning } = ctx;
-    video = await runJob(plan, { api, maxJobAttempts, create: {}, signal, aborted: BATCH_ABORTED, onRunning });
+    const create = { onUploadProgress: ctx.onUploadProgress };
+    video = await runJob(plan, { api, maxJobAttempts, create, signal, aborted: BATCH_ABORTED, onRunning });
     if (job) job.outcome = video.status;
   } catch (error) {
     if (ctx.signal?.aborted) throw abortError(error, ctx.signal);

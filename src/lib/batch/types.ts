@@ -1,3 +1,4 @@
+import type { UploadProgress } from '../endpoints.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import type { WaitOptions } from '../wait.js';
 
@@ -8,7 +9,7 @@ import type { WaitOptions } from '../wait.js';
  */
 export type BatchItem = { key: string } & VideoCreateParams;
 
-/** Options of `videos.generateBatch`. The wait options (poll intervals, the wait's deadline) apply to each job. */
+/** Options of `videos.generateBatch`. The wait options (poll intervals, `waitTimeout`) apply to each job; `signal` stops the whole batch. */
 export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
   /**
    * Folder for the videos (`<key>.mp4`) and the batch ledger; made if missing. It is checked before any job is
@@ -36,9 +37,21 @@ export interface GenerateBatchOptions extends Omit<WaitOptions, 'onProgress'> {
   maxJobAttempts?: number | undefined;
   /** @deprecated Use `maxJobAttempts` (the same number); it logs a warning once. @default 3 */
   maxAttempts?: number | undefined;
+  /**
+   * Each create's upload (an item's, or a long item's segment's), as on `create`: uploads side by side each report
+   * their own body's `bytes` and `total`.
+   * @default undefined
+   */
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
   /** Called once per item when it is finished (complete, failed or skipped). @default undefined */
   onItem?: ((result: BatchItemResult) => void) | undefined;
-  /** Called whenever an item starts or finishes. @default undefined */
+  /** The batch's counts (done, failed, running, total, ETA), whenever an item starts or finishes. @default undefined */
+  onRunProgress?: ((progress: BatchProgress) => void) | undefined;
+  /**
+   * @deprecated Use `onRunProgress` (the same callback, the same counts); it logs a warning once. On this method
+   * `onProgress` keeps this run-level meaning until the alias is removed in the next minor version.
+   * @default undefined
+   */
   onProgress?: ((progress: BatchProgress) => void) | undefined;
 }
 

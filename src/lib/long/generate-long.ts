@@ -9,7 +9,7 @@ import type { RequestOptions } from '../../internal/request-options.js';
 import { runPool } from '../../internal/run-pool.js';
 import type { Video } from '../../schemas.js';
 import { downloadVideo } from '../download.js';
-import type { Endpoints } from '../endpoints.js';
+import type { Endpoints, UploadProgress } from '../endpoints.js';
 import { generate } from '../generate.js';
 import { namingJob } from '../job-error.js';
 import { DEFAULT_JOB_ATTEMPTS } from '../job-policy.js';
@@ -35,6 +35,12 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    * @default 600000 (10 minutes)
    */
   waitTimeout?: number | undefined;
+  /**
+   * Each create's upload (a segment's audio and the visual reference), as on `create`: segments uploaded side by side
+   * each report their own body's `bytes` and `total`.
+   * @default undefined
+   */
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
   /** Where to save the joined MP4: its folder must exist. Written to a temporary file and renamed into place. */
   output: string;
   /**
@@ -44,7 +50,10 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
    * @default 'auto'
    */
   concurrency?: number | 'auto' | undefined;
-  /** Longest segment of audio per job, in seconds (the service's limit). @default 60 */
+  /**
+   * Longest segment of audio per job, in seconds: audio no longer than this is one job. The same default as a batch's.
+   * @default the client's `limits.maxAudioSeconds` (60 unless configured)
+   */
   maxSegmentSeconds?: number | undefined;
   /**
    * Folder for the segment audio, the segment videos and `manifest.json`, created (with its parents) when missing.
@@ -63,7 +72,17 @@ export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'w
   maxSegmentAttempts?: number | undefined;
   /** Keep the work folder after success (it is always kept after a failure, for the rerun). @default false */
   keepWorkDir?: boolean | undefined;
-  /** Overall progress across the split, the segments and the join. @default undefined */
+  /**
+   * The run's progress: its phase (split, segments, join), the share done overall, and each segment's state. Called
+   * as each segment's job moves and as the phases change.
+   * @default undefined
+   */
+  onRunProgress?: ((progress: LongProgress) => void) | undefined;
+  /**
+   * @deprecated Use `onRunProgress` (the same callback, the same argument); it logs a warning once. On this method
+   * `onProgress` keeps this run-level meaning until the alias is removed in the next minor version.
+   * @default undefined
+   */
   onProgress?: ((progress: LongProgress) => void) | undefined;
 }
 
@@ -114,13 +133,14 @@ export async function generateLong(
       // Formats and the visual reference are checked once; the audio may be as long as it likes here.
       const checked = await validateCreateParams(pinned, { maxAudioSeconds: Number.POSITIVE_INFINITY });
       const durationSeconds = checked.audio.durationSeconds ?? 0;
-      if (durationSeconds > (options.maxSegmentSeconds ?? 60)) {
+      if (durationSeconds > settings.maxSegmentSeconds) {
         return await generateInSegments(pinned, options, { ...settings, api, onRunning });
       }
-      const { requestOptions, waitOptions, maxJobAttempts } = settings;
+      const { requestOptions, waitOptions, maxJobAttempts, onRunProgress, onUploadProgress } = settings;
       const { output } = options;
-      const { video, path, bytes } = await generate(api, pinned, { ...requestOptions, ...waitOptions, maxJobAttempts, output });
-      options.onProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
+      const one = { ...requestOptions, ...waitOptions, maxJobAttempts, onUploadProgress, output };
+      const { video, path, bytes } = await generate(api, pinned, one);
+      onRunProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
       return { path, bytes, durationSeconds, segments: [video] };
     });
   } catch (error) {
@@ -133,7 +153,10 @@ function runSettings(api: Endpoints, options: GenerateLongOptions) {
   const { signal, timeout, maxRetries } = options;
   const maxJobAttempts = deprecatedOption(options, 'maxSegmentAttempts', 'maxJobAttempts', api.logger) ?? DEFAULT_JOB_ATTEMPTS;
   return {
+    onRunProgress: deprecatedOption(options, 'onProgress', 'onRunProgress', api.logger),
+    maxSegmentSeconds: options.maxSegmentSeconds ?? api.limits.maxAudioSeconds,
     requestOptions: { timeout, maxRetries, maxRetryDelay: options.maxRetryDelay, headers: options.headers, signal },
+    onUploadProgress: options.onUploadProgress,
     waitOptions: { pollInterval: options.pollInterval, maxPollInterval: options.maxPollInterval, waitTimeout: options.waitTimeout },
     downloadOptions: { signal, timeout, maxRetries },
     maxJobAttempts,
@@ -158,9 +181,9 @@ async function generateInSegments(
 ): Promise<GenerateLongResult> {
   const outputPath = resolve(options.output);
   const workDir = resolve(options.workDir ?? join(dirname(outputPath), `.${basename(outputPath)}.parts`));
-  const folder = await prepareWorkFolder(workDir, params, options.maxSegmentSeconds ?? 60, options.signal);
+  const folder = await prepareWorkFolder(workDir, params, shared.maxSegmentSeconds, options.signal);
   const live = new Map<number, number>();
-  const run: LongRun = { ...shared, ...folder, live, report: progressReporter(folder.writer, live, options.onProgress) };
+  const run: LongRun = { ...shared, ...folder, live, report: progressReporter(folder.writer, live, shared.onRunProgress) };
   run.report('split');
   try {
     // As many segments in hand as the width: the client's limiter decides how many jobs run, and `stop` ends the
@@ -192,7 +215,7 @@ function namingRunJobs(error: unknown, run: LongRun): unknown {
 }
 
 /** Overall progress, weighted by segment duration, from the manifest and the live progress of the running jobs. */
-function progressReporter(writer: ManifestWriter, live: Map<number, number>, onProgress: GenerateLongOptions['onProgress']) {
+function progressReporter(writer: ManifestWriter, live: Map<number, number>, onProgress: GenerateLongOptions['onRunProgress']) {
   return (phase: LongProgress['phase']) => {
     if (!onProgress) return;
     const total = writer.manifest.segments.reduce((sum, s) => sum + s.durationSeconds, 0) || 1;
@@ -238,7 +261,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
       {
         api: run.api,
         maxJobAttempts: run.maxJobAttempts,
-        create: { timeout, maxRetryDelay, headers },
+        create: { timeout, maxRetryDelay, headers, onUploadProgress: run.onUploadProgress },
         signal,
         stop,
         aborted: 'Generation was aborted.',

@@ -14,10 +14,17 @@ export interface ValidatedCreate {
   warnings: string[];
 }
 
-export interface ValidateOptions {
-  /** Longest driving audio in seconds. @default 60 (the stricter of the spec's two statements) */
+/**
+ * Local media limits: the client's `limits`, and the options of `validateCreateParams`. The spec states audio of 1 to
+ * 60 s and, elsewhere, 1 to 180 s; the stricter applies by default.
+ */
+export interface MediaLimits {
+  /** Longest driving audio, in seconds. Raise to 180 only if your account accepts it. @default 60 */
   maxAudioSeconds?: number | undefined;
 }
+
+/** @deprecated The same type as `MediaLimits` (of `avatar-video`), under its old name. */
+export type ValidateOptions = MediaLimits;
 
 /**
  * The API's limits on input durations, in seconds, as local validation applies them. `maxAudioSeconds` is the
@@ -39,7 +46,7 @@ const SMALL_IMAGE = 512;
  * Check `videos.create` parameters locally, reading only headers, and report every problem at once.
  * Rejects with {@link MediaValidationError}.
  */
-export async function validateCreateParams(params: VideoCreateParams, options?: ValidateOptions): Promise<ValidatedCreate> {
+export async function validateCreateParams(params: VideoCreateParams, options?: MediaLimits): Promise<ValidatedCreate> {
   const method = 'validateCreateParams';
   const prepared = await prepareValidated(checkParams(method, params), checkOptions(method, options));
   await prepared.dispose();
@@ -49,7 +56,7 @@ export async function validateCreateParams(params: VideoCreateParams, options?: 
 /** @internal Validate and keep the inputs open for upload, named and typed after their real format. */
 export async function prepareValidated(
   params: VideoCreateParams,
-  options: ValidateOptions = {},
+  options: MediaLimits = {},
 ): Promise<PreparedCreate & { result: ValidatedCreate }> {
   const record = (params ?? {}) as unknown as Record<string, unknown>;
   const issues = structuralIssues(record);
@@ -107,7 +114,7 @@ function structuralIssues(params: Record<string, unknown>): MediaValidationIssue
 }
 
 /** The file's MediaInfo when it suits its field, else the issue with it. */
-async function checkFile(field: string, source: LocalSource, options: ValidateOptions): Promise<MediaInfo | MediaValidationIssue> {
+async function checkFile(field: string, source: LocalSource, options: MediaLimits): Promise<MediaInfo | MediaValidationIssue> {
   let info: MediaInfo;
   try {
     info = await probeSource(source, field);
