@@ -1,6 +1,6 @@
 /**
  * One vocabulary on every method, against the mock over loopback: each new option name works, and each old name it
- * replaces still works as before, with one warning per process however many calls pass it.
+ * replaces still works as before, with one warning per client however many calls pass it.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -111,6 +111,15 @@ describe('onDownloadProgress, and download’s onProgress as its deprecated alia
     }
     expect(warned('onProgress')).toHaveLength(1);
     expect(warned('onProgress')[0]).toContain('use onDownloadProgress');
+  });
+
+  it('warns each client once: what one client was told does not silence another', async () => {
+    const [first, second] = [newClient(), newClient()];
+    const video = await first.videos.createAndWait(params(), fast);
+    for (const [client, name] of [[first, 'a'], [first, 'b'], [second, 'c']] as const) {
+      await client.videos.download(video, join(dir, `${name}.mp4`), { onProgress: () => {} });
+    }
+    expect(warned('onProgress')).toHaveLength(2);
   });
 });
 
