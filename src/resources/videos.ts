@@ -218,6 +218,6 @@ export class Videos {
     checkArgument(method, 'items', items, ITERABLE);
     const checked = checkOptions(method, options, "{ outputDir: 'videos' }");
     checkArgument(method, 'outputDir', checked.outputDir, pathTo("the folder to save to, e.g. 'videos'"));
-    return generateBatch(this.#api, items, checked);
+    return generateBatch(this.#api, items, checked, generateLong);
   }
 }

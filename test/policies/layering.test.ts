@@ -169,6 +169,14 @@ describe('layers', () => {
     expect([...graph].filter(([file, deps]) => !file.startsWith('cli/') && deps.some((dep) => dep.startsWith('cli/')))).toEqual([]);
   });
 
+  it('keeps lib/long and lib/batch apart: neither imports the other (the resource hands generateLong to a batch)', () => {
+    const crossing = [...graph].flatMap(([file, deps]) => {
+      const other = file.startsWith('lib/long/') ? 'lib/batch/' : file.startsWith('lib/batch/') ? 'lib/long/' : undefined;
+      return other ? deps.filter((dep) => dep.startsWith(other)).map((dep) => `${file} -> ${dep}`) : [];
+    });
+    expect(crossing).toEqual([]);
+  });
+
   it('keeps internal/ free of video knowledge: no API route in its code, no job errors, no video schema', () => {
     const knowing = files
       .filter((file) => name(file).startsWith('internal/'))
@@ -176,7 +184,9 @@ describe('layers', () => {
         const text = readFileSync(file, 'utf8');
         const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
         const found = [
-          ...code.matchAll(/\bv1\/|\b(\w+_reference|Video\w*Error|WaitTimeoutError|SegmentFailedError|BatchInputError|videoSchema|JobTrace)\b/g),
+          ...code.matchAll(
+            /\bv1\/|\b(\w+_reference|Video\w*Error|WaitTimeoutError|SegmentFailedError|BatchInputError|videoSchema|JobTrace)\b/g,
+          ),
         ];
         const imported = [...text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'\.\.\/schemas\.js'/g)].flatMap((m) =>
           (m[1] as string).split(',').map((part) => part.replace(/\btype\b/, '').trim()),

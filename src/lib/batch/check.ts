@@ -1,9 +1,9 @@
 import { BatchInputError, type BatchProblem, MediaValidationError } from '../../errors.js';
 import { runPool } from '../../internal/run-pool.js';
 import { isOneShot } from '../../internal/source.js';
+import { InputHasher } from '../media/inputs-hash.js';
 import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
 import { LIMITS, type MediaLimits, validateCreateParams } from '../media/validate.js';
-import { InputHasher } from './inputs-hash.js';
 import { keyProblem, sameFileKey } from './key.js';
 import type { LedgerRecord } from './ledger.js';
 import type { BatchItem } from './types.js';

@@ -8,7 +8,7 @@ import type { Endpoints } from '../endpoints.js';
 import { DEFAULT_JOB_ATTEMPTS } from '../job-policy.js';
 import { workWidth } from '../job-runner.js';
 import { checkItems } from './check.js';
-import type { ItemContext } from './context.js';
+import type { ItemContext, LongMaker } from './context.js';
 import { LedgerWriter, readLedger } from './ledger.js';
 import { WORK_FOLDER } from './long-item.js';
 import { ProgressTally } from './progress.js';
@@ -23,6 +23,7 @@ export async function generateBatch(
   api: Endpoints,
   items: Iterable<BatchItem> | AsyncIterable<BatchItem>,
   options: GenerateBatchOptions,
+  makeLong: LongMaker,
 ): Promise<BatchSummary> {
   const {
     outputDir,
@@ -54,7 +55,17 @@ export async function generateBatch(
 
   const tally = new ProgressTally(checked.length, deprecatedOption(options, 'onProgress', 'onRunProgress', api.logger));
   const onRunning = (delta: 1 | -1) => tally.running(delta);
-  const ctx: ItemContext = { api, ledger, outputDir: dir, waitOptions: wait, maxJobAttempts, onUploadProgress, onRunning, signal };
+  const ctx: ItemContext = {
+    api,
+    ledger,
+    outputDir: dir,
+    waitOptions: wait,
+    maxJobAttempts,
+    onUploadProgress,
+    onRunning,
+    signal,
+    makeLong,
+  };
   tally.report();
   let results: BatchItemResult[];
   try {

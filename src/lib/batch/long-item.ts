@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SegmentFailedError } from '../../errors.js';
-import { type GenerateLongResult, generateLong } from '../long/generate-long.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
 import { abortError, describeItemError, failed } from './item-error.js';
@@ -21,9 +20,9 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
   const workDir = join(ctx.outputDir, WORK_FOLDER, key);
   const { pollInterval, maxPollInterval, waitTimeout } = ctx.waitOptions;
   await ctx.ledger.append({ key, hash, state: 'creating' });
-  let made: GenerateLongResult;
+  let made: Awaited<ReturnType<ItemContext['makeLong']>>;
   try {
-    made = await generateLong(
+    made = await ctx.makeLong(
       ctx.api,
       item.params,
       {

@@ -2,7 +2,7 @@ import { join, relative } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
 import { prepareOutputFolder } from '../../internal/output-path.js';
 import type { Uploadable } from '../../uploads.js';
-import { InputHasher } from '../batch/inputs-hash.js';
+import { InputHasher } from '../media/inputs-hash.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import { type LongManifest, ManifestWriter, readManifest, type SegmentRecord } from './manifest.js';
 import { type AudioSegment, splitAudio } from './split-audio.js';

@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { openSource } from '../../internal/source.js';
 import { NamedUpload, type Uploadable } from '../../uploads.js';
-import { FILE_FIELDS, type VideoCreateParams } from '../media/prepare.js';
+import { FILE_FIELDS, type VideoCreateParams } from './prepare.js';
 
 const CHUNK = 1 << 20;
 
