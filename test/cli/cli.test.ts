@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as runDirectly } from '../../src/cli/run.js';
 import { AvatarVideo } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
@@ -37,6 +37,21 @@ beforeAll(async () => {
 });
 
 /** Run the CLI in `work` with the mock's key and address. */
+/**
+ * `call` with setTimeout faked and moved 100 ms every real millisecond: a refused connection's retry backoff (about
+ * 1.5 s of it) passes without the test waiting for it, while sockets and the helper's own intervals run for real.
+ */
+async function withRetriesFastForwarded<T>(call: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const driver = setInterval(() => vi.advanceTimersByTime(100), 1);
+  try {
+    return await call();
+  } finally {
+    clearInterval(driver);
+    vi.useRealTimers();
+  }
+}
+
 function run(args: string[], options: Omit<CliOptions, 'cwd'> = {}) {
   const env = { AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL, NO_COLOR: '1', ...options.env };
   return runCli(args, { ...options, cwd: work, env });
@@ -417,16 +432,15 @@ describe('service address mistakes', () => {
     expect(refused.stderr).toMatch(/plain http.*--allow-insecure-http or AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1/);
 
     for (const allow of [['--allow-insecure-http'], []]) {
-      const result = await run([...allow, '--base-url', 'http://0.0.0.0:9', 'list'], {
-        env: allow.length === 0 ? { AVATAR_VIDEO_ALLOW_INSECURE_HTTP: '1' } : {},
-      });
+      const env = allow.length === 0 ? { AVATAR_VIDEO_ALLOW_INSECURE_HTTP: '1' } : {};
+      const result = await withRetriesFastForwarded(() => run([...allow, '--base-url', 'http://0.0.0.0:9', 'list'], { env }));
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/Could not connect to 0\.0\.0\.0:9 \(the service address, http:\/\/0\.0\.0\.0:9\/.*refused/);
     }
   });
 
   it('a refused connection on loopback names the address', async () => {
-    const result = await run(['--json', 'list'], { env: { AVATAR_VIDEO_BASE_URL: 'http://127.0.0.1:9' } });
+    const result = await withRetriesFastForwarded(() => run(['--json', 'list'], { env: { AVATAR_VIDEO_BASE_URL: 'http://127.0.0.1:9' } }));
     expect(result.code).toBe(1);
     expect(result.json().error.message).toMatch(/Could not connect to 127\.0\.0\.1:9 .*refused/);
   });

@@ -122,8 +122,8 @@ describe('Ctrl-C', () => {
     await copyFile(IMAGE, join(folder, 'media/portrait.png'));
     const rows = ['p', 'q'].map((key) => `${key},media/speech.wav,media/portrait.png,,`);
     await writeFile(join(folder, 'items.csv'), ['key,audio,image,video,model', ...rows].join('\n'));
-    // Jobs slow enough to be running when Ctrl-C lands.
-    const slow = await startMockServer({ processingMs: 1_500 });
+    // Jobs that run until the test moves the mock's clock: still running when Ctrl-C lands, done for the rerun.
+    const slow = await startMockServer({ processingMs: 1_500, clock: 'manual' });
     closers.push(slow.close);
     const options = { cwd: folder, env: { AVATAR_VIDEO_API_KEY: slow.apiKey, AVATAR_VIDEO_BASE_URL: slow.baseURL } };
     const running = () => slow.state.listVideos().filter((v) => v.status === 'PROCESSING').length;
@@ -134,6 +134,7 @@ describe('Ctrl-C', () => {
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain('run the same command again to resume');
     expect(slow.creates).toBe(2);
+    slow.advance(1_500);
     const again = await run(['batch', 'items.csv', '--out-dir', 'out', '--json'], options);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ completed: 2, failed: 0 });
