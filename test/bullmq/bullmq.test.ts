@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createVideoProcessor,
   QueueRateLimitError,
@@ -19,6 +19,7 @@ import {
 } from '../../src/bullmq/index.js';
 import { AvatarVideo, AvatarVideoError, InvalidArgumentError, VideoFailedError } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, wav } from '../helpers/media.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
 
@@ -29,17 +30,18 @@ let audio: string;
 const IMAGE = fileURLToPath(mockFixture('portrait.png'));
 const RATE_LIMITED = { status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'Too many jobs at once.' } } as const;
 
+const closers = useCleanup();
 beforeAll(async () => {
   mock = await startMockServer({ processingMs: 150 });
   client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
   dir = await mkdtemp(join(tmpdir(), 'avatar-bullmq-'));
+  closers.push(
+    () => client.close(),
+    () => mock.close(),
+    () => rm(dir, { recursive: true, force: true }),
+  );
   audio = join(dir, 'speech.wav');
   await writeFile(audio, wav(1));
-});
-afterAll(async () => {
-  await client.close();
-  await mock.close();
-  await rm(dir, { recursive: true, force: true });
 });
 beforeEach(() => mock.reset());
 
@@ -128,16 +130,15 @@ describe('createVideoProcessor', () => {
   it('a 429 without Retry-After pauses the queue for rateLimitDelay', async () => {
     const quiet = await startMockServer({ pollAfterMs: null });
     const quietClient = new AvatarVideo({ apiKey: quiet.apiKey, baseURL: quiet.baseURL, logLevel: 'off' });
-    try {
-      quiet.failNext({ method: 'POST', path: '/v1/videos' }, { status: 429 });
-      const queue = fakeQueue();
-      const process = createVideoProcessor(quietClient, { outputDir: dir, queue, rateLimitDelay: 1_234 });
-      await expect(process(fakeJob(item('quiet')))).rejects.toThrow('bullmq:rateLimitExceeded');
-      expect(queue.limits).toEqual([1_234]);
-    } finally {
-      await quietClient.close();
-      await quiet.close();
-    }
+    closers.push(
+      () => quietClient.close(),
+      () => quiet.close(),
+    );
+    quiet.failNext({ method: 'POST', path: '/v1/videos' }, { status: 429 });
+    const queue = fakeQueue();
+    const process = createVideoProcessor(quietClient, { outputDir: dir, queue, rateLimitDelay: 1_234 });
+    await expect(process(fakeJob(item('quiet')))).rejects.toThrow('bullmq:rateLimitExceeded');
+    expect(queue.limits).toEqual([1_234]);
   });
 
   it('a job FAILED for a rate limit, every time: the stored id is cleared, so the next attempt creates again', async () => {

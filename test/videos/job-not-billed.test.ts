@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   APIError,
   APIUserAbortError,
@@ -19,27 +19,27 @@ import {
 } from '../../src/index.js';
 import { messageWithoutAdvice, namingJob } from '../../src/lib/job-error.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, speechLikeWav, wav } from '../helpers/media.js';
 
 let mock: MockServer;
 let client: AvatarVideo;
 let dir: string;
+const closers = useCleanup();
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-billed-'));
-});
-afterEach(async () => {
-  await client?.close();
-  await mock?.close();
-  // Tests without a server must not close these again.
-  (client as AvatarVideo | undefined) = undefined;
-  (mock as MockServer | undefined) = undefined;
-  await rm(dir, { recursive: true, force: true });
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
 
 /** A mock whose jobs take `processingMs`, and a client that logs nothing: the error alone must name the job. */
 async function setup(processingMs: number) {
   mock = await startMockServer({ processingMs });
   client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+  const [opened, server] = [client, mock];
+  closers.push(
+    () => opened.close(),
+    () => server.close(),
+  );
 }
 
 const params = () => ({ audio_reference: wav(2), image_reference: mockFixture('portrait.png') });

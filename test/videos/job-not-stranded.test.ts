@@ -6,23 +6,21 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { APIError, APIUserAbortError, AvatarVideo, VideoFailedError } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
+import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, wav } from '../helpers/media.js';
 
 let mock: MockServer;
 let client: AvatarVideo;
 let warnings: string[];
 let dir: string;
+const closers = useCleanup();
 beforeEach(async () => {
   warnings = [];
   dir = await mkdtemp(join(tmpdir(), 'avatar-stranded-'));
-});
-afterEach(async () => {
-  await client?.close();
-  await mock?.close();
-  await rm(dir, { recursive: true, force: true });
+  closers.push(() => rm(dir, { recursive: true, force: true }));
 });
 
 /** A mock whose jobs take `processingMs`, and a client whose warnings land in `warnings`. */
@@ -30,6 +28,11 @@ async function setup(processingMs: number) {
   mock = await startMockServer({ processingMs });
   const logger = { debug() {}, info() {}, warn: (line: string) => warnings.push(line), error() {} };
   client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logger });
+  const [opened, server] = [client, mock];
+  closers.push(
+    () => opened.close(),
+    () => server.close(),
+  );
 }
 
 const params = () => ({ audio_reference: wav(2), image_reference: mockFixture('portrait.png') });

@@ -116,7 +116,11 @@ describe('onDownloadProgress, and download’s onProgress as its deprecated alia
   it('warns each client once: what one client was told does not silence another', async () => {
     const [first, second] = [newClient(), newClient()];
     const video = await first.videos.createAndWait(params(), fast);
-    for (const [client, name] of [[first, 'a'], [first, 'b'], [second, 'c']] as const) {
+    for (const [client, name] of [
+      [first, 'a'],
+      [first, 'b'],
+      [second, 'c'],
+    ] as const) {
       await client.videos.download(video, join(dir, `${name}.mp4`), { onProgress: () => {} });
     }
     expect(warned('onProgress')).toHaveLength(2);
