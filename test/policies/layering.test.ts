@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
@@ -167,6 +168,29 @@ describe('layers', () => {
     );
     expect(reach).toEqual([]);
     expect([...graph].filter(([file, deps]) => !file.startsWith('cli/') && deps.some((dep) => dep.startsWith('cli/')))).toEqual([]);
+  });
+
+  it('keeps the entries free of code: index.ts and media/index.ts only import and export', () => {
+    const code = ['index.ts', 'media/index.ts'].flatMap((entry) => {
+      const file = ts.createSourceFile(entry, readFileSync(join(SRC, entry), 'utf8'), ts.ScriptTarget.Latest);
+      return file.statements
+        .filter(
+          (statement) => !ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement) && !ts.isExportAssignment(statement),
+        )
+        .map((statement) => `${entry}: ${statement.getText(file).slice(0, 60)}`);
+    });
+    expect(code).toEqual([]);
+  });
+
+  it('keeps resources/ to endpoints and delegation: no logging and no limiter logic there', () => {
+    const found = files
+      .filter((file) => name(file).startsWith('resources/'))
+      .flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/\.(debug|info|warn|error|throttled|admitted)\(|limiter\.run\(/g)].map(
+          (m) => `${name(file)}: ${m[0]}`,
+        ),
+      );
+    expect(found).toEqual([]);
   });
 
   it('keeps lib/long and lib/batch apart: neither imports the other (the resource hands generateLong to a batch)', () => {
