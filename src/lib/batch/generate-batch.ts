@@ -25,19 +25,8 @@ export async function generateBatch(
   options: GenerateBatchOptions,
   makeLong: LongMaker,
 ): Promise<BatchSummary> {
-  const {
-    outputDir,
-    concurrency: _w,
-    maxConcurrency: _c,
-    maxJobAttempts: _j,
-    maxAttempts: _a,
-    onItem,
-    onProgress: _p,
-    onRunProgress: _r,
-    onUploadProgress,
-    signal,
-    ...wait
-  } = options;
+  const { outputDir, onItem, onUploadProgress, signal, pollInterval, maxPollInterval, waitTimeout } = options;
+  const wait = { pollInterval, maxPollInterval, waitTimeout };
   const maxJobAttempts = deprecatedOption(options, 'maxAttempts', 'maxJobAttempts', api.logger) ?? DEFAULT_JOB_ATTEMPTS;
   const width = workWidth(deprecatedOption(options, 'maxConcurrency', 'concurrency', api.logger), api.limiter);
   const dir = resolve(outputDir);
