@@ -10,7 +10,7 @@ import type { Answer } from '../../src/internal/api-promise.js';
 import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
 import type { RequestOptions } from '../../src/internal/request-options.js';
 import type { Endpoints } from '../../src/lib/endpoints.js';
-import { limiterOutcome } from '../../src/lib/job-policy.js';
+import { limiterOutcome, MAX_REFUSED_CREATES } from '../../src/lib/job-policy.js';
 import { type JobPlan, type JobRun, runJob } from '../../src/lib/job-runner.js';
 import type { VideoCreateParams } from '../../src/lib/media/prepare.js';
 import type { Video } from '../../src/schemas.js';
@@ -29,9 +29,10 @@ const refusal = (seconds: number) =>
 
 /**
  * Endpoints whose creates answer as `answers` says (an error to throw, else the next job), whose job `vid_1` runs 1 s
- * and ends FAILED with `code` (COMPLETE at once without one), and whose every other job is COMPLETE at once. `sent` records each create's options.
+ * and ends FAILED with `code` (COMPLETE at once without one), and whose every other job is COMPLETE at once. `sent` records each create's options;
+ * each create is answered `answerMs` after it was sent.
  */
-function endpoints(code: string | undefined, answers: Array<Error | undefined> = []) {
+function endpoints(code: string | undefined, answers: Array<Error | undefined> = [], answerMs = 0) {
   const limiter = new ConcurrencyLimiter({ outcomeOf: limiterOutcome });
   const created: string[] = [];
   const sent: RequestOptions[] = [];
@@ -44,6 +45,7 @@ function endpoints(code: string | undefined, answers: Array<Error | undefined> =
     openCreate: async () => ({
       send: async (options: RequestOptions): Promise<Answer<Video>> => {
         sent.push(options);
+        if (answerMs > 0) await new Promise((resolve) => setTimeout(resolve, answerMs));
         const answer = answers.shift();
         if (answer) throw answer;
         created.push(`vid_${created.length + 1}`);
@@ -139,6 +141,23 @@ describe('the job runner', () => {
     expect(sent.map((options) => options.maxRetries)).toEqual([0, 0, 0]);
     expect(created).toEqual(['vid_1']);
     expect(heard).toEqual([2_000, 2_000]);
+  });
+
+  it('tells the limiter of each refused create once, dated by when it was sent, up to the refused creates’ budget', async () => {
+    const refusals = Array.from({ length: MAX_REFUSED_CREATES + 1 }, () => refusal(0));
+    const { api, limiter, sent } = endpoints(undefined, refusals, 50);
+    const told: Array<{ retryAfter: number | undefined; sentAgo: number }> = [];
+    const throttled = limiter.throttled.bind(limiter);
+    vi.spyOn(limiter, 'throttled').mockImplementation((retryAfter, startedAt = Number.NaN) => {
+      told.push({ retryAfter, sentAgo: limiter.now() - startedAt });
+      throttled(retryAfter, startedAt);
+    });
+    const made = runJob(plan(), run(api)).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(await made).toBeInstanceOf(RateLimitError);
+    expect(sent).toHaveLength(MAX_REFUSED_CREATES + 1);
+    // One report per refusal, each dated when its create was sent: the 50 ms before its answer.
+    expect(told).toEqual(sent.map(() => ({ retryAfter: 0, sentAgo: 50 })));
   });
 
   it('ends as onThrottled throws, with no job made and no wait', async () => {
