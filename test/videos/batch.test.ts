@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { APIUserAbortError, AvatarVideo, BatchInputError, type BatchItem } from '../../src/index.js';
-import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../../src/testing/index.js';
 import { mockFixture, speechLikeWav, wav } from '../helpers/media.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
@@ -311,31 +310,47 @@ it('plain generate calls on one client share its limit: six at once against a se
   expect(mock.throttledCreates).toBeLessThanOrEqual(2);
 });
 
-it('generateBatch, generateLong and createAndWait on one client take their places from the one limiter the client owns', async () => {
-  await start({ processingMs: 100 });
-  const limiters = new Set<ConcurrencyLimiter>();
-  const run = ConcurrencyLimiter.prototype.run;
-  const spy = vi.spyOn(ConcurrencyLimiter.prototype, 'run').mockImplementation(function (this: ConcurrencyLimiter, job, options) {
-    limiters.add(this);
-    return run.call(this, job, options);
-  });
+it('generateBatch, generateLong and createAndWait on one client take their places from the one limit the client owns', async () => {
+  // The service runs one job at a time, and the client allows one: had any of the three calls a limit of its own (or
+  // none), its jobs would run beside the others' and the service would refuse their creates.
+  await start({ processingMs: 100, concurrencyLimit: 1 });
+  const one = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off', jobConcurrency: 1 });
+  const long = join(dir, 'long.wav');
+  await writeFile(long, speechLikeWav(70));
+  const [batch, longVideo] = await Promise.all([
+    // Two items and two segments in hand at once: the client's limit, not these widths, holds their jobs to one.
+    one.videos.generateBatch(items(2), { outputDir: join(dir, 'out'), concurrency: 2, ...fast }),
+    one.videos.generateLong({ audio_reference: long, image_reference: IMAGE }, { output: join(dir, 'long.mp4'), concurrency: 2, ...fast }),
+    one.videos.createAndWait({ audio_reference: audio, image_reference: IMAGE }, fast),
+  ]).finally(() => one.close());
+  expect(batch.completed).toBe(2);
+  expect(longVideo.segments.length).toBeGreaterThanOrEqual(2);
+  // Two batch items, the segments, one plain job: each created once, none refused.
+  expect(mock.creates).toBe(2 + longVideo.segments.length + 1);
+  expect(mock.throttledCreates).toBe(0);
+});
+
+it('a second client has a limit of its own', async () => {
+  const HELD_MS = 60_000;
+  // The first job runs until the test moves the mock's clock on; the second client's job meanwhile ends at once.
+  await start({ processingMs: (index) => (index === 0 ? HELD_MS : 100) });
+  const clients = [1, 2].map(() => new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off', jobConcurrency: 1 }));
+  const [first, second] = clients as [AvatarVideo, AvatarVideo];
   try {
-    const long = join(dir, 'long.wav');
-    await writeFile(long, speechLikeWav(70));
-    await Promise.all([
-      client.videos.generateBatch(items(2), { outputDir: join(dir, 'out'), ...fast }),
-      client.videos.generateLong({ audio_reference: long, image_reference: IMAGE }, { output: join(dir, 'long.mp4'), ...fast }),
-      client.videos.createAndWait({ audio_reference: audio, image_reference: IMAGE }, fast),
-    ]);
-    // Two batch items, at least two segments, one plain job: every one asked the same limiter.
-    expect(spy.mock.calls.length).toBeGreaterThanOrEqual(5);
-    expect(limiters.size).toBe(1);
-    // A second client has a limit of its own.
-    const other = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
-    await other.videos.createAndWait({ audio_reference: audio, image_reference: IMAGE }, fast).finally(() => other.close());
-    expect(limiters.size).toBe(2);
+    const held = first.videos.createAndWait({ audio_reference: audio, image_reference: IMAGE }, fast);
+    await vi.waitFor(() => expect(mock.creates).toBe(1));
+    expect([first.jobConcurrency.running, second.jobConcurrency.running]).toEqual([1, 0]);
+    // Were the first client's one place the second's too, this would wait for the held job (and time out).
+    const other = await second.videos.createAndWait(
+      { audio_reference: audio, image_reference: IMAGE },
+      { ...fast, signal: AbortSignal.timeout(10_000) },
+    );
+    expect(other.status).toBe('COMPLETE');
+    expect(first.jobConcurrency.running).toBe(1);
+    mock.advance(HELD_MS);
+    expect((await held).status).toBe('COMPLETE');
   } finally {
-    spy.mockRestore();
+    await Promise.all(clients.map((c) => c.close()));
   }
 });
 
