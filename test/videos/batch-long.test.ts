@@ -1,7 +1,7 @@
 /**
  * `videos.generateBatch` with an item whose audio is longer than one job allows, against the loopback mock: it is
- * made as generateLong makes it (split, one job per segment, joined), its segment jobs take their places from the
- * client's limiter, a SIGKILLed run resumes them from the long item's manifest, and an output folder that cannot
+ * made as generateLong makes it (split, one job per segment, joined), its segment jobs take their places under the
+ * client's one limit, a SIGKILLed run resumes them from the long item's manifest, and an output folder that cannot
  * hold the videos is refused before any request.
  */
 import { once } from 'node:events';
@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { AvatarVideo, BatchInputError, type BatchItem, OutputPathError } from '../../src/index.js';
-import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
 import { SEGMENTS_TAG } from '../../src/lib/long/provenance.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { spawnBatchChild } from '../helpers/batch-child-process.js';
@@ -53,23 +52,17 @@ const segmentJobs = () =>
     .map((video) => video.id)
     .filter((id) => (mock.state.audioSeconds(id) ?? 0) > 1.5);
 
-it('makes a 90 s item in segments beside short ones: three whole files, its segment jobs in the summary, one limiter', async () => {
-  const limiters = new Set<ConcurrencyLimiter>();
-  const run = ConcurrencyLimiter.prototype.run;
-  const spy = vi.spyOn(ConcurrencyLimiter.prototype, 'run').mockImplementation(function (this: ConcurrencyLimiter, job, options) {
-    limiters.add(this);
-    return run.call(this, job, options);
-  });
+it('makes a 90 s item in segments beside short ones: three whole files, its segment jobs in the summary, one limit', async () => {
+  // The service runs one job at a time, and the client allows one: had the long item's segments a limit of their own
+  // (or none), they would run beside the short items' jobs and the service would refuse their creates.
+  await Promise.all([client.close(), mock.close()]);
+  mock = await startMockServer({ processingMs: 150, concurrencyLimit: 1 });
+  client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off', jobConcurrency: 1 });
   const out = join(dir, 'out');
-  let summary: Awaited<ReturnType<typeof client.videos.generateBatch>>;
-  try {
-    summary = await client.videos.generateBatch([item('a', short), item('talk', long), item('b', short)], { outputDir: out, ...fast });
-    // Two short jobs and two segments, each placed by the client's one limiter.
-    expect(spy.mock.calls.length).toBe(4);
-    expect(limiters.size).toBe(1);
-  } finally {
-    spy.mockRestore();
-  }
+  const options = { outputDir: out, concurrency: 3, ...fast };
+  const summary = await client.videos.generateBatch([item('a', short), item('talk', long), item('b', short)], options);
+  // Two short jobs and two segments, each placed by the client's one limit: none refused.
+  expect(mock.throttledCreates).toBe(0);
   expect(summary).toMatchObject({ completed: 3, failed: 0, skipped: 0 });
   const talk = summary.results[1];
   expect(talk).toMatchObject({ key: 'talk', status: 'complete', path: join(out, 'talk.mp4') });
@@ -94,7 +87,7 @@ it('makes a 90 s item in segments beside short ones: three whole files, its segm
   // The work folder is gone once the item is saved; the ledger remains.
   expect((await readdir(out)).sort()).toEqual(['.avatar-video-batch.jsonl', 'a.mp4', 'b.mp4', 'talk.mp4']);
 
-  const again = await client.videos.generateBatch([item('a', short), item('talk', long), item('b', short)], { outputDir: out, ...fast });
+  const again = await client.videos.generateBatch([item('a', short), item('talk', long), item('b', short)], options);
   expect(again).toMatchObject({ completed: 0, skipped: 3 });
   expect(again.results[1]?.segmentVideoIds).toEqual(talk?.segmentVideoIds);
   expect(mock.creates).toBe(4);
