@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APIUserAbortError, AvatarVideo, SegmentFailedError, toFile } from '../../src/index.js';
-import { loadMediabunny } from '../../src/internal/mediabunny.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { mockFixture, speechLikeWav } from '../helpers/media.js';
+import { summarizeMp4 } from '../helpers/mp4.js';
 
 let mock: MockServer;
 let client: AvatarVideo;
@@ -25,15 +25,8 @@ afterEach(async () => {
 
 const fast = { pollInterval: 30, maxPollInterval: 60 };
 
-async function durationOf(path: string): Promise<number> {
-  const { ALL_FORMATS, FilePathSource, Input } = await loadMediabunny();
-  const input = new Input({ source: new FilePathSource(path), formats: ALL_FORMATS });
-  try {
-    return await input.computeDuration();
-  } finally {
-    input.dispose?.();
-  }
-}
+/** The MP4's duration as mediabunny reads it, apart from the SDK. */
+const durationOf = async (path: string) => (await summarizeMp4(path)).durationSeconds;
 
 async function writeAudio(seconds: number): Promise<string> {
   const path = join(dir, `talk-${seconds}.wav`);
