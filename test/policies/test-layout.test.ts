@@ -13,15 +13,6 @@ const TEST = join(import.meta.dirname, '..');
 const AREAS = ['videos', 'media', 'mock', 'cli', 'bullmq', 'e2e', 'policies', 'internals'];
 /** The folders whose tests may import src/internal/. */
 const MAY_IMPORT_INTERNALS = ['policies', 'internals'];
-/** Tests that still reach src/internal/ from a public area: to be rewritten with the job runner. */
-const INTERNAL_IMPORTS_ALLOWED = [
-  'videos/batch-long.test.ts', // to be rewritten with the job runner
-  'videos/batch.test.ts', // to be rewritten with the job runner
-  'videos/create-throttle.test.ts', // to be rewritten with the job runner
-  'videos/generate-long.test.ts', // to be rewritten with the job runner
-  'videos/job-permit.test.ts', // to be rewritten with the job runner
-];
-
 /** Every .ts file under test/ apart from the fixtures, as a path relative to test/ with forward slashes. */
 function testTree(folder = TEST): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -52,10 +43,6 @@ describe('the layout of test/', () => {
 
   it('lets only the policies (and internals/) import src/internal/, helpers included', () => {
     const reaching = files.filter((file) => !MAY_IMPORT_INTERNALS.includes(file.split('/')[0] as string) && reachesInternals(file));
-    expect(reaching.filter((file) => !INTERNAL_IMPORTS_ALLOWED.includes(file))).toEqual([]);
-  });
-
-  it('names in its allow-list only files that still need it', () => {
-    expect(INTERNAL_IMPORTS_ALLOWED.filter((file) => !files.includes(file) || !reachesInternals(file))).toEqual([]);
+    expect(reaching).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ export const u32le = (b: Uint8Array, at: number) => u16le(b, at) + u16le(b, at +
 /** Four bytes as Latin-1 text (a chunk or box type). */
 export const fourcc = (b: Uint8Array, at: number) => String.fromCharCode(...b.subarray(at, at + 4));
 
-/** A {@link LocalSource} that counts what is read through it (for the probe bench and tests). */
+/** A {@link LocalSource} that counts what is read through it (for bench/probe.ts). */
 export function countingSource(source: LocalSource) {
   const counting = {
     ...source,
