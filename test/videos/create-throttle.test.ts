@@ -7,7 +7,7 @@ import { json, rawServer, video } from '../helpers/raw-server.js';
 
 // How the client's job limit hears of refused creates, as `client.jobConcurrency` shows it: from the job runner alone,
 // dated by when each create was sent; the plain `videos.create` makes no job of the client's and teaches the limit
-// nothing. That the runner tells the limiter once per 429 is test/policies/make-job.test.ts's.
+// nothing. That the runner tells the limiter once per 429 is test/policies/run-job.test.ts's.
 
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const params = { audio_reference: new Uint8Array([1, 2, 3]), image_reference: png };
