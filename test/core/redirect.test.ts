@@ -123,7 +123,7 @@ describe('https downgrade', () => {
     // Pretend the first hop was https by intercepting the protocol check through a proxying dispatcher.
     const https = new URL(start.href.replace('http:', 'https:'));
     const dispatcher = {
-      request: (opts: { origin: string }) => agent.request({ ...opts, origin: api.url } as never),
+      request: (opts: { origin: string }, callback: never) => agent.request({ ...opts, origin: api.url } as never, callback),
     } as unknown as import('undici').Dispatcher;
     await expect(followRedirects(https, { dispatcher, headers: { 'x-api-key': KEY }, timeout: 2000, secret: KEY })).rejects.toThrow(
       /https to http/,
