@@ -4,8 +4,9 @@
  * `fileFromPath`), both sending to the same loopback node:http server (bench/upload-server.ts, its own process),
  * which reads and discards the body and answers 200 with a video object. Rounds are interleaved and each upload
  * runs in a fresh process, compiled as the package is, so its peak RSS is its own.
- * Targets: SDK throughput >= 0.9x raw undici, SDK peak RSS < 150 MB, for both sizes.
- * The SDK's time includes its local validation (probing both files); the raw upload checks nothing.
+ * Targets (issue 25): SDK throughput >= 1.5x raw undici, SDK peak RSS < 150 MB, for both sizes.
+ * The SDK's time includes its local validation (probing both files); the raw upload checks nothing. Each contender's
+ * modules are loaded before its clock starts (the SDK's lazily loaded ones too: bench/upload-sdk.ts).
  *
  *   npx tsx bench/upload.ts [rounds=3]
  *
@@ -31,7 +32,7 @@ import type { UploadStats } from './upload-server.js';
 const ROUNDS = Number(process.argv[2] ?? 3);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`rounds must be a whole number >= 1, got ${process.argv[2]}`);
 const MiB = 1 << 20;
-const TARGET_RATIO = 0.9;
+const TARGET_RATIO = 1.5;
 const TARGET_RSS_MB = 150;
 const SIZES = [
   { id: 'mib300', label: '300 MiB', bytes: 300 * MiB },

@@ -6,334 +6,204 @@ import { header, type RawHeaders } from './headers.js';
 import { scrub } from './redact.js';
 import { unsent } from './retry.js';
 
-// The HTTP exchanges under the Transport, each bounded by a timeout and the caller's signal: `exchange` reads a
-// whole (small) answer, `send` hands over a body to stream.
+// One HTTP exchange under the caller's signal and one timer, on undici's public `request`: `request` below is the one
+// call into the HTTP client, where another runtime's fetch would go. Callbacks inside rather than async functions:
+// each promise more that a poll awaits costs it about 3% (bench/poll.ts).
 
 /** One HTTP exchange, before retries. */
 export interface Attempt {
-  /** `https://host:port`. */
+  /** `https://host:port`, and the path with its query. */
   origin: string;
-  /** Path and query: `/v1/videos/vid_1`. */
   path: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: Readable | undefined;
-  /** Milliseconds for the whole exchange (`exchange`) or until the headers, then each idle gap in the body (`send`). */
+  /** Milliseconds for the whole exchange (`exchange`), or until the headers, then each idle gap in the body (`send`). */
   timeout: number;
   signal?: AbortSignal | undefined;
-  /**
-   * The signal stops the request only until its body has been handed over whole: a create, whose server may then be
-   * making a paid job that only the answer names. After that the answer is awaited, within the timeout.
-   */
+  /** The signal stops the request only until its body is sent whole (a create: the answer may name a paid job). */
   abortsUntilSent?: boolean | undefined;
 }
 
-/** Most bytes read of a JSON answer: a video object or a page of them is a few KiB. */
-export const MAX_JSON_BYTES = 8 << 20;
-/** Most bytes read of an error answer; the rest is dropped with the connection. */
-const MAX_ERROR_BYTES = 64 << 10;
+/** A whole answer: the start of its body as text, `truncated` when the rest was dropped with the connection. */
+export type BufferedResponse = { status: number; headers: RawHeaders; text: string; truncated: boolean };
+/** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
+export type SentResponse = Pick<Exchange, 'status' | 'headers' | 'body' | 'url' | 'done' | 'fail' | 'release'>;
+type Callback<T> = (error: Error | undefined, value: T) => void;
 
+/** Most bytes read of a JSON answer (a video or a page of them is a few KiB), and of an error answer. */
+export const MAX_JSON_BYTES = 8 << 20;
+const MAX_ERROR_BYTES = 64 << 10;
 /** Failures before any byte of the request left: a create may be repeated. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMED_OUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const ignore = () => {};
+const userAbort = (signal: AbortSignal) => new APIUserAbortError('Request was aborted.', { cause: signal.reason });
 
 /** The error code of a failure or of its causes (undici wraps socket errors). */
 function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
+  for (let cause = error, depth = 0; depth < 4 && cause && typeof cause === 'object'; depth++) {
+    const { code } = cause as { code?: unknown };
     if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
-    current = (current as { cause?: unknown }).cause;
+    cause = (cause as { cause?: unknown }).cause;
   }
   return (error as { code?: string } | undefined)?.code;
 }
 
-const userAbort = (signal: AbortSignal) => new APIUserAbortError('Request was aborted.', { cause: signal.reason });
-
-/** undici's options for an attempt: its idle timeouts (header and body) are our timeout too. */
-function undiciOptions({ origin, path, method, headers, body, timeout }: Attempt) {
-  return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: timeout };
-}
-
-/** What both kinds of exchange share: the caller's signal and a deadline, until `done()`; `stop` cuts it short. */
-abstract class Bounded {
-  timedOut = false;
-  readonly deadline: number;
-  protected readonly attempt: Attempt;
+/**
+ * One request and its answer. It is itself the `signal` undici takes (an EventEmitter, as undici allows): an
+ * AbortSignal's listeners cost a tenth of a poll on Node 20 (bench/poll.ts).
+ */
+class Exchange extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+  status = 0;
+  headers: RawHeaders = {};
+  body!: Readable;
+  readonly #attempt: Attempt;
   readonly #secret: string;
-  /** The whole body was handed over, and the signal no longer stops this request (`abortsUntilSent`). */
+  readonly #timer: NodeJS.Timeout;
+  readonly #onAbort: (() => void) | undefined;
+  #timedOut = false;
+  /** The body was sent whole, and the signal no longer stops this request (`abortsUntilSent`). */
   #committed = false;
-  readonly #onAbort = () => {
-    if (!this.#committed) this.stop(this.attempt.signal?.reason);
-  };
+  /** Told of the answer's head or of the failure before it, once: at a stop, even while undici has it queued. */
+  #onHead: Callback<Exchange> | undefined;
 
-  constructor(attempt: Attempt, secret: string) {
-    this.attempt = attempt;
+  constructor(dispatcher: Dispatcher, attempt: Attempt, secret: string, whole: boolean, onHead: Callback<Exchange>) {
+    super();
+    this.#attempt = attempt;
     this.#secret = secret;
-    attempt.signal?.addEventListener('abort', this.#onAbort, { once: true });
-    if (attempt.abortsUntilSent && attempt.signal) {
-      attempt.body?.once('end', () => {
-        this.#committed = true;
-      });
+    this.#onHead = onHead;
+    const { signal, timeout } = attempt;
+    if (signal) {
+      this.#onAbort = () => this.#committed || this.#stop(signal.reason);
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+      if (attempt.abortsUntilSent) attempt.body?.once('end', () => (this.#committed = true));
     }
-    this.deadline = performance.now() + attempt.timeout;
-    inFlight.add(this);
-    if (this.deadline < timerAt) setTimer(this.deadline);
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#stop(new Error(`timed out after ${timeout} ms`));
+    }, timeout);
+    request(dispatcher, attempt, this, (error, answer) => {
+      if (!error && !whole) clearTimeout(this.#timer);
+      if (answer) ({ statusCode: this.status, headers: this.headers, body: this.body } = answer);
+      this.#head(error);
+    });
   }
 
-  protected abstract stop(reason: unknown): void;
-
-  expire(): void {
-    this.timedOut = true;
-    this.stop(new Error(`timed out after ${this.attempt.timeout} ms`));
+  #head(error: Error | undefined): void {
+    const onHead = this.#onHead;
+    if (!onHead) return;
+    this.#onHead = undefined;
+    if (error) this.done();
+    onHead(error && this.fail(error), this);
   }
 
-  /** Release the deadline and the signal link; for a streamed answer, once its body is consumed or abandoned. */
+  #stop(reason: Error): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+    this.#head(reason);
+  }
+
+  /** Where the answer came from. */
+  get url(): URL {
+    return new URL(this.#attempt.path, this.#attempt.origin);
+  }
+
+  /** Let go of the timer and the signal; for a streamed answer, once its body is consumed or abandoned. */
   done(): void {
-    inFlight.delete(this);
-    this.attempt.signal?.removeEventListener('abort', this.#onAbort);
+    clearTimeout(this.#timer);
+    if (this.#onAbort) this.#attempt.signal?.removeEventListener('abort', this.#onAbort);
+  }
+
+  /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
+  release(): void {
+    this.body.on('error', ignore).destroy(); // undici reports the destroy as an 'error'
+    this.done();
   }
 
   /** The SDK connection error for a failure, also of the body (a stall, an abort), the key scrubbed from it. */
   fail(error: unknown): Error {
-    const { signal } = this.attempt;
+    const { signal } = this.#attempt;
     if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
     if (signal?.aborted && !this.#committed) return userAbort(signal);
     const code = errorCode(error);
     const detail = scrub(error instanceof Error ? error.message : String(error), this.#secret);
     const result =
-      this.timedOut || (code && TIMEOUT_CODES.has(code))
+      this.#timedOut || (code && TIMED_OUT.has(code))
         ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
         : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
-    if (code && NOT_SENT_CODES.has(code)) unsent.add(result);
+    if (code && NOT_SENT.has(code)) unsent.add(result);
     return result;
   }
 }
 
-/** Deadlines in flight, under one unref'd timer for the earliest: a timer per request cost 5% of a poll's CPU. */
-const inFlight = new Set<Bounded>();
-let timer: NodeJS.Timeout | undefined;
-let timerAt = Number.POSITIVE_INFINITY;
-
-function setTimer(at: number): void {
-  clearTimeout(timer);
-  timerAt = at;
-  timer = setTimeout(expireDue, Math.max(0, at - performance.now())).unref();
+/** The one call into the HTTP client: undici's public `request`, which `signal` stops. */
+function request(dispatcher: Dispatcher, attempt: Attempt, signal: EventEmitter, then: Callback<Dispatcher.ResponseData | undefined>) {
+  const { origin, path, method, headers, body, timeout } = attempt;
+  const options = { origin, path, method, headers, body: body ?? null, signal, headersTimeout: timeout, bodyTimeout: timeout };
+  dispatcher.request(options, (error, answer) => then(error ?? undefined, answer));
 }
 
-function expireDue(): void {
-  const now = performance.now();
-  let next = Number.POSITIVE_INFINITY;
-  for (const exchange of inFlight) {
-    if (exchange.deadline > now) next = Math.min(next, exchange.deadline);
-    else {
-      inFlight.delete(exchange);
-      exchange.expire();
-    }
-  }
-  timerAt = Number.POSITIVE_INFINITY;
-  if (next !== Number.POSITIVE_INFINITY) setTimer(next);
+/** Send a request and call back with its answer's head; with `whole` the timeout covers the body too. */
+function open(dispatcher: Dispatcher, attempt: Attempt, secret: string, whole: boolean, onHead: Callback<Exchange>): void {
+  if (attempt.signal?.aborted) onHead(userAbort(attempt.signal), undefined as never);
+  else new Exchange(dispatcher, attempt, secret, whole, onHead);
 }
-
-/** A whole answer: its body as text, at most `MAX_JSON_BYTES` (`MAX_ERROR_BYTES` for an error status). */
-export interface BufferedResponse {
-  status: number;
-  headers: RawHeaders;
-  text: string;
-  /** The body was longer than the limit: `text` holds its start and the connection was dropped. */
-  truncated: boolean;
-}
-
-/** The start of a body, at most `limit` bytes: how both kinds of exchange read a small answer. */
-class BodyStart {
-  readonly #chunks: Buffer[] = [];
-  #size = 0;
-
-  constructor(readonly limit: number) {}
-
-  tooLong(headers: RawHeaders): boolean {
-    return Number(header(headers, 'content-length')) > this.limit;
-  }
-
-  /** Keep what fits of `chunk`; false once some of it did not. */
-  add(chunk: Buffer): boolean {
-    const room = this.limit - this.#size;
-    this.#chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
-    this.#size += Math.min(chunk.length, room);
-    return chunk.length <= room;
-  }
-
-  text(): string {
-    return Buffer.concat(this.#chunks, this.#size).toString('utf8');
-  }
-}
-
-/**
- * Send one request and read its whole answer, the timeout covering both (a body that drips still times out), at
- * most so many bytes of it (a hostile server may never stop). A handler of undici's `dispatch` gathers the body:
- * the stream `request()` builds for it cost more than the rest of a poll (bench/poll.ts).
- */
-export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
-  if (attempt.signal?.aborted) return Promise.reject(userAbort(attempt.signal));
-  return new Promise((resolve, reject) => {
-    const gather = new Gather(attempt, secret, resolve, reject);
-    try {
-      dispatcher.dispatch(undiciOptions(attempt), gather);
-    } catch (error) {
-      gather.onResponseError(undefined, error as Error);
-    }
-  });
-}
-
-/** The handler of one `exchange`. */
-class Gather extends Bounded implements Dispatcher.DispatchHandler {
-  #status = 0;
-  #headers: RawHeaders = {};
-  #body = new BodyStart(MAX_JSON_BYTES);
-  #controller: Dispatcher.DispatchController | undefined;
-  /** Why the request must stop, when that was decided before undici handed over its controller. */
-  #stopped: Error | undefined;
-  #settled = false;
-  readonly #resolve: (response: BufferedResponse) => void;
-  readonly #reject: (error: Error) => void;
-
-  constructor(attempt: Attempt, secret: string, resolve: (response: BufferedResponse) => void, reject: (error: Error) => void) {
-    super(attempt, secret);
-    this.#resolve = resolve;
-    this.#reject = reject;
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
-    if (this.#stopped) controller.abort(this.#stopped);
-  }
-
-  onResponseStart(_controller: unknown, status: number, headers: RawHeaders): void {
-    if (status < 200) return; // 1xx: the answer is still to come
-    this.#status = status;
-    this.#headers = headers;
-    this.#body = new BodyStart(status < 300 ? MAX_JSON_BYTES : MAX_ERROR_BYTES);
-    if (this.#body.tooLong(headers)) this.#finish(true);
-  }
-
-  onResponseData(_controller: unknown, chunk: Buffer): void {
-    if (!this.#settled && !this.#body.add(chunk)) this.#finish(true);
-  }
-
-  onResponseEnd(): void {
-    this.#finish(false);
-  }
-
-  onResponseError(_controller: unknown, error: Error): void {
-    if (this.#end()) this.#reject(this.fail(error));
-  }
-
-  protected stop(reason: unknown): void {
-    const error = reason instanceof Error ? reason : new Error(String(reason));
-    if (this.#controller) {
-      this.#controller.abort(error);
-      return;
-    }
-    // Still queued for a connection: answer now, and stop the request if it ever starts.
-    this.#stopped = error;
-    this.onResponseError(undefined, error);
-  }
-
-  #finish(truncated: boolean): void {
-    if (!this.#end()) return;
-    this.#resolve({ status: this.#status, headers: this.#headers, text: this.#body.text(), truncated });
-    // The rest of a body too long is dropped with its connection.
-    if (truncated) this.stop(new Error('answer too long'));
-  }
-
-  /** Settle once: true for the first call only. */
-  #end(): boolean {
-    if (this.#settled) return false;
-    this.#settled = true;
-    this.done();
-    return true;
-  }
-}
-
-/** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
-export type SentResponse = Pick<Streamed, 'status' | 'headers' | 'body' | 'url' | 'done' | 'fail' | 'release'>;
 
 /** Send one request whose body the caller streams; the timeout bounds the headers, then each idle gap in the body. */
-export async function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
-  if (attempt.signal?.aborted) throw userAbort(attempt.signal);
-  const streamed = new Streamed(attempt, secret);
-  try {
-    const response = await dispatcher.request({ ...undiciOptions(attempt), signal: streamed.switch });
-    inFlight.delete(streamed);
-    streamed.status = response.statusCode;
-    streamed.headers = response.headers;
-    streamed.body = response.body;
-    return streamed;
-  } catch (error) {
-    streamed.done();
-    throw streamed.fail(error);
-  }
+export function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
+  return new Promise((resolve, reject) =>
+    open(dispatcher, attempt, secret, false, (error, sent) => (error ? reject(error) : resolve(sent))),
+  );
 }
 
-/** The abort switch undici takes as `signal`: an EventEmitter, as undici allows (an AbortController cost 12 µs). */
-class AbortSwitch extends EventEmitter {
-  aborted = false;
-  reason: unknown;
+/** Send one request and read its whole answer (at most `MAX_JSON_BYTES`, `MAX_ERROR_BYTES` for an error status). */
+export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
+  return new Promise((resolve, reject) =>
+    open(dispatcher, attempt, secret, true, (error, response) => {
+      if (error) return reject(error);
+      const { status, headers } = response;
+      readBody(response, status < 300 ? MAX_JSON_BYTES : MAX_ERROR_BYTES, (failure, text, truncated) =>
+        failure ? reject(failure) : resolve({ status, headers, text, truncated }),
+      );
+    }),
+  );
 }
 
-/** A streamed exchange, then its answer. */
-class Streamed extends Bounded {
-  status = 0;
-  headers: RawHeaders = {};
-  body!: Dispatcher.ResponseData['body'];
-  readonly switch = new AbortSwitch();
-  #url: URL | undefined;
-
-  /** Where the answer came from. */
-  get url(): URL {
-    this.#url ??= new URL(this.attempt.path, this.attempt.origin);
-    return this.#url;
-  }
-
-  protected stop(reason: unknown): void {
-    if (this.switch.aborted) return;
-    this.switch.aborted = true;
-    this.switch.reason = reason;
-    this.switch.emit('abort');
-  }
-
-  /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
-  release(): void {
-    // undici reports the destroy as an 'error' event; nobody else listens any more.
-    this.body.on('error', () => {});
-    this.body.destroy();
-    this.done();
-  }
+/** Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`. */
+export function readErrorText(response: SentResponse): Promise<string> {
+  return new Promise((resolve, reject) => readBody(response, MAX_ERROR_BYTES, (error, text) => (error ? reject(error) : resolve(text))));
 }
 
 /**
- * Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`. Events rather than `for await`: the
- * async iterator destroys the body when it finishes, which can cost the keep-alive connection it came on.
+ * The one body reader: at most `limit` bytes, then the connection is dropped (a hostile server may never stop).
+ * Events, not `for await`, whose end destroys the body and can cost its keep-alive connection. Calls `done()`.
  */
-export async function readErrorText(response: SentResponse): Promise<string> {
-  const body = new BodyStart(MAX_ERROR_BYTES);
-  try {
-    if (body.tooLong(response.headers)) {
-      response.release();
-      return '';
-    }
-    return await new Promise<string>((resolve, reject) => {
-      response.body.on('data', (chunk: Buffer) => {
-        if (body.add(chunk)) return;
-        response.release();
-        resolve(body.text());
-      });
-      response.body.once('end', () => resolve(body.text()));
-      response.body.once('error', reject);
-    });
-  } catch (error) {
-    throw response.fail(error);
-  } finally {
+function readBody(response: SentResponse, limit: number, then: (error: Error | undefined, text: string, truncated: boolean) => void) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const finish = (error: unknown, truncated: boolean) => {
+    if (settled) return;
+    settled = true;
     response.done();
-  }
+    const text = chunks.length === 1 ? String(chunks[0]) : Buffer.concat(chunks, size).toString();
+    then(error ? response.fail(error) : undefined, text, truncated);
+    if (truncated) response.release();
+  };
+  if (Number(header(response.headers, 'content-length')) > limit) return finish(undefined, true);
+  const { body } = response;
+  body.on('data', (chunk: Buffer) => {
+    const room = limit - size;
+    chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
+    size += Math.min(chunk.length, room);
+    if (chunk.length > room) finish(undefined, true);
+  });
+  body.once('end', () => finish(undefined, false));
+  body.once('error', (error) => finish(error, false));
+  body.read(0); // reading starts now: the chunks come as 'data' at once, not through the stream's buffer a tick later
 }
