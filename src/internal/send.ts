@@ -6,9 +6,8 @@ import { header, type RawHeaders } from './headers.js';
 import { scrub } from './redact.js';
 import { unsent } from './retry.js';
 
-// One HTTP exchange under the caller's signal and one timer, on undici's public `request`: `request` below is the one
-// call into the HTTP client, where another runtime's fetch would go. Callbacks inside rather than async functions:
-// each promise more that a poll awaits costs it about 3% (bench/poll.ts).
+// One HTTP exchange under the caller's signal and one timer, on undici's public API: `exchange` (a whole JSON answer)
+// and `send` (an answer to stream) are the two calls into the HTTP client, where another runtime's fetch would go.
 
 /** One HTTP exchange, before retries. */
 export interface Attempt {
@@ -29,7 +28,6 @@ export interface Attempt {
 export type BufferedResponse = { status: number; headers: RawHeaders; text: string; truncated: boolean };
 /** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
 export type SentResponse = Pick<Exchange, 'status' | 'headers' | 'body' | 'url' | 'done' | 'fail' | 'release'>;
-type Callback<T> = (error: Error | undefined, value: T) => void;
 
 /** Most bytes read of a JSON answer (a video or a page of them is a few KiB), and of an error answer. */
 export const MAX_JSON_BYTES = 8 << 20;
@@ -50,13 +48,14 @@ function errorCode(error: unknown): string | undefined {
   return (error as { code?: string } | undefined)?.code;
 }
 
-/**
- * One request and its answer. It is itself the `signal` undici takes (an EventEmitter, as undici allows): an
- * AbortSignal's listeners cost a tenth of a poll on Node 20 (bench/poll.ts).
- */
-class Exchange extends EventEmitter {
-  aborted = false;
-  reason: unknown;
+/** undici's options for an attempt: its idle timeouts (headers, body) are the attempt's timeout too. */
+function options({ origin, path, method, headers, body, timeout }: Attempt) {
+  return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: timeout };
+}
+
+/** One request under its timer and the caller's signal, then its answer. */
+class Exchange {
+  reason: Error | undefined;
   status = 0;
   headers: RawHeaders = {};
   body!: Readable;
@@ -64,53 +63,50 @@ class Exchange extends EventEmitter {
   readonly #secret: string;
   readonly #timer: NodeJS.Timeout;
   readonly #onAbort: (() => void) | undefined;
+  /** What a stop does: stop the request in undici, fail the call waiting on it. */
+  readonly #onStop: (reason: Error) => void;
   #timedOut = false;
   /** The body was sent whole, and the signal no longer stops this request (`abortsUntilSent`). */
   #committed = false;
-  /** Told of the answer's head or of the failure before it, once: at a stop, even while undici has it queued. */
-  #onHead: Callback<Exchange> | undefined;
+  #settled = false;
 
-  constructor(dispatcher: Dispatcher, attempt: Attempt, secret: string, whole: boolean, onHead: Callback<Exchange>) {
-    super();
+  constructor(attempt: Attempt, secret: string, onStop: (reason: Error) => void) {
     this.#attempt = attempt;
     this.#secret = secret;
-    this.#onHead = onHead;
+    this.#onStop = onStop;
     const { signal, timeout } = attempt;
     if (signal) {
-      this.#onAbort = () => this.#committed || this.#stop(signal.reason);
+      this.#onAbort = () => this.#committed || this.stop(signal.reason);
       signal.addEventListener('abort', this.#onAbort, { once: true });
       if (attempt.abortsUntilSent) attempt.body?.once('end', () => (this.#committed = true));
     }
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
-      this.#stop(new Error(`timed out after ${timeout} ms`));
+      this.stop(new Error(`timed out after ${timeout} ms`));
     }, timeout);
-    request(dispatcher, attempt, this, (error, answer) => {
-      if (!error && !whole) clearTimeout(this.#timer);
-      if (answer) ({ statusCode: this.status, headers: this.headers, body: this.body } = answer);
-      this.#head(error);
-    });
   }
 
-  #head(error: Error | undefined): void {
-    const onHead = this.#onHead;
-    if (!onHead) return;
-    this.#onHead = undefined;
-    if (error) this.done();
-    onHead(error && this.fail(error), this);
+  stop(reason: unknown): void {
+    if (this.reason) return;
+    this.reason = reason instanceof Error ? reason : new Error(String(reason));
+    this.#onStop(this.reason);
   }
 
-  #stop(reason: Error): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-    this.#head(reason);
+  /** True the first time only: the call is answered (or failed) now. */
+  settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    return true;
   }
 
   /** Where the answer came from. */
   get url(): URL {
     return new URL(this.#attempt.path, this.#attempt.origin);
+  }
+
+  /** The timeout now bounds only the wait for each chunk of the body (undici's own idle timeout). */
+  headsOnly(): void {
+    clearTimeout(this.#timer);
   }
 
   /** Let go of the timer and the signal; for a streamed answer, once its body is consumed or abandoned. */
@@ -141,69 +137,122 @@ class Exchange extends EventEmitter {
   }
 }
 
-/** The one call into the HTTP client: undici's public `request`, which `signal` stops. */
-function request(dispatcher: Dispatcher, attempt: Attempt, signal: EventEmitter, then: Callback<Dispatcher.ResponseData | undefined>) {
-  const { origin, path, method, headers, body, timeout } = attempt;
-  const options = { origin, path, method, headers, body: body ?? null, signal, headersTimeout: timeout, bodyTimeout: timeout };
-  dispatcher.request(options, (error, answer) => then(error ?? undefined, answer));
-}
-
-/** Send a request and call back with its answer's head; with `whole` the timeout covers the body too. */
-function open(dispatcher: Dispatcher, attempt: Attempt, secret: string, whole: boolean, onHead: Callback<Exchange>): void {
-  if (attempt.signal?.aborted) onHead(userAbort(attempt.signal), undefined as never);
-  else new Exchange(dispatcher, attempt, secret, whole, onHead);
-}
-
 /** Send one request whose body the caller streams; the timeout bounds the headers, then each idle gap in the body. */
 export function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
-  return new Promise((resolve, reject) =>
-    open(dispatcher, attempt, secret, false, (error, sent) => (error ? reject(error) : resolve(sent))),
-  );
+  if (attempt.signal?.aborted) return Promise.reject(userAbort(attempt.signal));
+  return new Promise((resolve, reject) => {
+    // A stop answers at once, even while undici still has the request queued for a connection.
+    const fail = (error: Error) => {
+      if (!sent.settle()) return;
+      sent.done();
+      reject(sent.fail(error));
+    };
+    // The abort signal undici takes may be an EventEmitter: an AbortSignal's listeners cost a tenth of a request.
+    const signal = Object.assign(new EventEmitter(), { aborted: false });
+    const sent = new Exchange(attempt, secret, (reason) => {
+      signal.aborted = true;
+      signal.emit('abort');
+      fail(reason);
+    });
+    dispatcher.request({ ...options(attempt), signal }, (error, answer) => {
+      if (error) return fail(error);
+      if (!sent.settle()) return answer.body.on('error', ignore).destroy();
+      sent.headsOnly();
+      ({ statusCode: sent.status, headers: sent.headers, body: sent.body } = answer);
+      resolve(sent);
+    });
+  });
 }
 
-/** Send one request and read its whole answer (at most `MAX_JSON_BYTES`, `MAX_ERROR_BYTES` for an error status). */
-export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
-  return new Promise((resolve, reject) =>
-    open(dispatcher, attempt, secret, true, (error, response) => {
-      if (error) return reject(error);
-      const { status, headers } = response;
-      readBody(response, status < 300 ? MAX_JSON_BYTES : MAX_ERROR_BYTES, (failure, text, truncated) =>
-        failure ? reject(failure) : resolve({ status, headers, text, truncated }),
-      );
-    }),
-  );
-}
+/** The start of a body, at most `limit` bytes: the one bounded reader. */
+class Gathered {
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
 
-/** Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`. */
-export function readErrorText(response: SentResponse): Promise<string> {
-  return new Promise((resolve, reject) => readBody(response, MAX_ERROR_BYTES, (error, text) => (error ? reject(error) : resolve(text))));
+  constructor(readonly limit: number) {}
+
+  tooLong(headers: RawHeaders): boolean {
+    return Number(header(headers, 'content-length')) > this.limit;
+  }
+
+  /** Keep what fits of `chunk`; false once some of it did not. */
+  add(chunk: Buffer): boolean {
+    const room = this.limit - this.#size;
+    this.#chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
+    this.#size += Math.min(chunk.length, room);
+    return chunk.length <= room;
+  }
+
+  text(): string {
+    return this.#chunks.length === 1 ? String(this.#chunks[0]) : Buffer.concat(this.#chunks, this.#size).toString();
+  }
 }
 
 /**
- * The one body reader: at most `limit` bytes, then the connection is dropped (a hostile server may never stop).
- * Events, not `for await`, whose end destroys the body and can cost its keep-alive connection. Calls `done()`.
+ * Send one request and read its whole answer (at most `MAX_JSON_BYTES`, `MAX_ERROR_BYTES` for an error status), the
+ * timeout covering both. Through undici's `dispatch` with a handler that gathers the bytes, not `request`: the
+ * Readable that `request` builds for a body cost a fifth of a poll's CPU (bench/poll.ts).
  */
-function readBody(response: SentResponse, limit: number, then: (error: Error | undefined, text: string, truncated: boolean) => void) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let settled = false;
-  const finish = (error: unknown, truncated: boolean) => {
-    if (settled) return;
-    settled = true;
-    response.done();
-    const text = chunks.length === 1 ? String(chunks[0]) : Buffer.concat(chunks, size).toString();
-    then(error ? response.fail(error) : undefined, text, truncated);
-    if (truncated) response.release();
-  };
-  if (Number(header(response.headers, 'content-length')) > limit) return finish(undefined, true);
-  const { body } = response;
-  body.on('data', (chunk: Buffer) => {
-    const room = limit - size;
-    chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
-    size += Math.min(chunk.length, room);
-    if (chunk.length > room) finish(undefined, true);
+export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
+  if (attempt.signal?.aborted) return Promise.reject(userAbort(attempt.signal));
+  return new Promise((resolve, reject) => {
+    let [status, headers, body] = [0, {} as RawHeaders, new Gathered(MAX_JSON_BYTES)];
+    let controller: Dispatcher.DispatchController | undefined;
+    const fail = (error: Error) => {
+      if (!guard.settle()) return;
+      guard.done();
+      reject(guard.fail(error));
+    };
+    const guard = new Exchange(attempt, secret, (reason) => {
+      controller?.abort(reason);
+      fail(reason);
+    });
+    const end = (truncated: boolean) => {
+      if (!guard.settle()) return;
+      guard.done();
+      resolve({ status, headers, text: body.text(), truncated });
+      if (truncated) controller?.abort(new Error('answer too long')); // the rest goes with its connection
+    };
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart: (started) => {
+        controller = started;
+        if (guard.reason) started.abort(guard.reason);
+      },
+      onResponseStart: (_controller, code, raw) => {
+        if (code < 200) return; // 1xx: the answer is still to come
+        [status, headers, body] = [code, raw as RawHeaders, new Gathered(code < 300 ? MAX_JSON_BYTES : MAX_ERROR_BYTES)];
+        if (body.tooLong(headers)) end(true);
+      },
+      onResponseData: (_controller, chunk) => body.add(chunk) || end(true),
+      onResponseEnd: () => end(false),
+      onResponseError: (_controller, error) => fail(error),
+    };
+    try {
+      dispatcher.dispatch(options(attempt), handler);
+    } catch (error) {
+      fail(error as Error);
+    }
   });
-  body.once('end', () => finish(undefined, false));
-  body.once('error', (error) => finish(error, false));
-  body.read(0); // reading starts now: the chunks come as 'data' at once, not through the stream's buffer a tick later
+}
+
+/**
+ * Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`, then the connection is dropped. Events,
+ * not `for await`, whose end destroys the body and can cost its keep-alive connection.
+ */
+export function readErrorText(response: SentResponse): Promise<string> {
+  const gathered = new Gathered(MAX_ERROR_BYTES);
+  let settled = false;
+  return new Promise<string>((resolve, reject) => {
+    const finish = (error: unknown, truncated: boolean) => {
+      if (settled) return;
+      settled = true;
+      response.done();
+      if (truncated) response.release();
+      error ? reject(response.fail(error)) : resolve(gathered.text());
+    };
+    if (gathered.tooLong(response.headers)) return finish(undefined, true);
+    response.body.on('data', (chunk: Buffer) => gathered.add(chunk) || finish(undefined, true));
+    response.body.once('end', () => finish(undefined, false));
+    response.body.once('error', (error) => finish(error, false));
+  });
 }

@@ -187,8 +187,10 @@ describe('failures', () => {
   });
 
   it('scrubs the key from a failure’s message', async () => {
+    const failure = new Error(`refused header x-api-key: ${KEY}`);
     const dispatcher = {
-      request: (_options: unknown, callback: (error: Error) => void) => callback(new Error(`refused header x-api-key: ${KEY}`)),
+      dispatch: (_options: unknown, handler: { onResponseError(controller: unknown, error: Error): void }) =>
+        handler.onResponseError(undefined, failure),
     } as never;
     const error = (await exchange(
       dispatcher,
