@@ -33,7 +33,7 @@ function advice(error: unknown): string {
   if (error instanceof MediaValidationError) return `fix the inputs: ${error.issues.map((issue) => issue.message).join('; ')}`;
   // The job ran and ended badly. Every HTTP request succeeded.
   if (error instanceof VideoFailedError)
-    return error.isRateLimited ? 'the service was busy: create it again later' : `job failed: ${error.code}`;
+    return error.isRateLimited ? 'the service stayed busy through every job made: create it again later' : `job failed: ${error.code}`;
   if (error instanceof VideoCancelledError) return 'the job was cancelled';
   if (error instanceof WaitTimeoutError) return `still ${error.video?.status ?? 'unknown'}: wait again later with id ${error.video?.id}`;
   if (error instanceof VideoNotReadyError) return `wait for ${error.video.id} to be COMPLETE before downloading`;
@@ -108,7 +108,8 @@ const cases: Array<[expected: new (...args: never[]) => Error, trigger: () => Pr
   [
     VideoFailedError,
     () => {
-      mock.enqueueOutcome({ status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'too many jobs' } });
+      // A failure on the inputs: one for a rate limit (or a fault of the service) would be made again, up to maxJobAttempts.
+      mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'no face in the image' } });
       return client.videos.createAndWait({ audio_reference: audio, image_reference: image }, { pollInterval: 100 });
     },
   ],
