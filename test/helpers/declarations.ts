@@ -12,19 +12,13 @@ import ts from 'typescript';
  * properties (its namespace's values and its statics, such as `prototype`).
  */
 export function declaredValues(file: string): string[] {
-  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [], noEmit: true };
-  const program = ts.createProgram([file], options);
-  const checker = program.getTypeChecker();
-  const source = program.getSourceFile(file);
-  const module = source && checker.getSymbolAtLocation(source);
-  if (!module) throw new Error(`${file} is not a module`);
+  const { checker, exports } = moduleExports(file);
   const isValue = (symbol: ts.Symbol) => {
     const typeOnly = symbol.declarations?.some((d) => ts.isExportSpecifier(d) && (d.isTypeOnly || d.parent.parent.isTypeOnly));
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
     return !typeOnly && (target.flags & ts.SymbolFlags.Value) !== 0;
   };
-  return checker
-    .getExportsOfModule(module)
+  return exports
     .filter(isValue)
     .map((symbol) => symbol.name)
     .sort();
@@ -32,15 +26,8 @@ export function declaredValues(file: string): string[] {
 
 /** Every name the module exports, values and types alike: what users can import from it. */
 export function declaredNames(file: string): string[] {
-  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [], noEmit: true };
-  const program = ts.createProgram([file], options);
-  const checker = program.getTypeChecker();
-  const source = program.getSourceFile(file);
-  const module = source && checker.getSymbolAtLocation(source);
-  if (!module) throw new Error(`${file} is not a module`);
-  return checker
-    .getExportsOfModule(module)
-    .map((symbol) => symbol.name)
+  return moduleExports(file)
+    .exports.map((symbol) => symbol.name)
     .sort();
 }
 
@@ -125,4 +112,15 @@ function acceptsUndefined(type: ts.TypeNode | undefined): boolean {
 export function privateReferences(text: string): string[] {
   const pattern = /\b[\w-]+\.[cm]?ts\b|\bspec(?:'s)?\s+(?:section\s+)?\d|\bsection\s+\d|\b(?:src|lib|internal)\//i;
   return text.split('\n').filter((line) => pattern.test(line.replace(/\bd\.c?ts\b/g, '')));
+}
+
+/** The checker of a program of `file` alone, and the symbols the module exports. */
+function moduleExports(file: string): { checker: ts.TypeChecker; exports: ts.Symbol[] } {
+  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [], noEmit: true };
+  const program = ts.createProgram([file], options);
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const module = source && checker.getSymbolAtLocation(source);
+  if (!module) throw new Error(`${file} is not a module`);
+  return { checker, exports: checker.getExportsOfModule(module) };
 }
