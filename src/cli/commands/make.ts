@@ -36,8 +36,9 @@ export function registerGenerate(program: Command, session: Session): void {
       ]);
       return;
     }
-    // create + wait + download rather than videos.generate: the job is tracked from the moment it
-    // exists, so any failure or Ctrl-C after that names it and the command that goes on with it.
+    // createAndWait + download rather than videos.generate, whose warnings name the next call in library syntax
+    // (`videos.download(...)`); the job is tracked from the moment it exists (onCreated), so any failure or Ctrl-C
+    // after that names it and the command that goes on with it.
     const watch = watchJob(session, path);
     const wait = { waitTimeout, signal: session.signal, onCreated: watch, onProgress: watch };
     const video = await client.videos.createAndWait(inputs.params, { ...wait, onUploadProgress: uploadProgress(session) });
