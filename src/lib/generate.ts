@@ -203,7 +203,8 @@ async function makeAndSave(api: Endpoints, params: VideoCreateParams, options: G
     const { path, bytes } = await downloadVideo(api, video, output, { signal, timeout, maxRetries, onDownloadProgress });
     return { video, path, bytes };
   } catch (error) {
-    api.logger.warn(`video ${video.id} is COMPLETE but saving it failed; call videos.download('${video.id}', ...) to retry`);
+    // The error names the call that goes on; the log names the job in any caller's terms (the CLI's are not the SDK's).
+    api.logger.warn(`video ${video.id} is COMPLETE, but saving it failed: save it again by its id, without paying twice`);
     throw namingJob(error, video.id, nextCall(video.id, 'complete'));
   }
 }

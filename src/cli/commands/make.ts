@@ -36,16 +36,19 @@ export function registerGenerate(program: Command, session: Session): void {
       ]);
       return;
     }
-    // createAndWait + download rather than videos.generate, whose warnings name the next call in library syntax
-    // (`videos.download(...)`); the job is tracked from the moment it exists (onCreated), so any failure or Ctrl-C
-    // after that names it and the command that goes on with it.
+    // The job is tracked from the moment it exists (onCreated), so any failure or Ctrl-C after that names it and the
+    // command that goes on with it.
     const watch = watchJob(session, path);
-    const wait = { waitTimeout, signal: session.signal, onCreated: watch, onProgress: watch };
-    const video = await client.videos.createAndWait(inputs.params, { ...wait, onUploadProgress: uploadProgress(session) });
-    const saved = await client.videos.download(video, path, { signal: session.signal, onDownloadProgress: downloadProgress(session) });
-    session.result({ video, path: saved.path, bytes: saved.bytes }, [
-      `saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${video.id}`,
-    ]);
+    const saved = await client.videos.generate(inputs.params, {
+      output: path,
+      waitTimeout,
+      signal: session.signal,
+      onCreated: watch,
+      onProgress: watch,
+      onUploadProgress: uploadProgress(session),
+      onDownloadProgress: downloadProgress(session),
+    });
+    session.result(saved, [`saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${saved.video.id}`]);
   });
 }
 
