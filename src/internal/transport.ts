@@ -191,7 +191,8 @@ export class Transport {
 
 /** `?a=1&b=2` of the defined values, or ''. */
 function queryString(query: APIRequest['query']): string {
-  const defined = Object.entries(query ?? {}).flatMap(([key, value]) => (value == null ? [] : [[key, String(value)]]));
+  if (query === undefined) return ''; // a poll's case: no entries to build
+  const defined = Object.entries(query).flatMap(([key, value]) => (value == null ? [] : [[key, String(value)]]));
   return defined.length === 0 ? '' : `?${new URLSearchParams(defined)}`;
 }
 
