@@ -117,21 +117,8 @@ async function makeVideo(
   stage: JobStage,
   job: JobTrace | undefined,
 ): Promise<Video> {
-  const {
-    timeout,
-    maxRetries: _reads,
-    maxRetryDelay,
-    headers,
-    validate,
-    onUploadProgress,
-    signal,
-    videoId,
-    onCreated,
-    onThrottled,
-    jobLimit,
-    ...wait
-  } = options;
-  const { maxJobAttempts = DEFAULT_JOB_ATTEMPTS, ...waitOptions } = wait;
+  const { timeout, maxRetryDelay, headers, validate, onUploadProgress, signal, videoId, onCreated, onThrottled, jobLimit } = options;
+  const { pollInterval, maxPollInterval, waitTimeout, onProgress, maxJobAttempts = DEFAULT_JOB_ATTEMPTS } = options;
   // The job in hand: taken up or created, and not yet ended.
   let live = videoId;
   let ended = 0;
@@ -154,7 +141,7 @@ async function makeVideo(
           if (job) job.videoId = video.id;
           await onCreated?.(video);
         },
-        wait: waitOptions,
+        wait: { pollInterval, maxPollInterval, waitTimeout, onProgress },
         ended: async () => {
           live = undefined;
           return ++ended;
@@ -174,10 +161,10 @@ async function makeVideo(
 
 /**
  * `error`, which stopped a call after job `id` was created, naming the job and the call that goes on from `stage`.
- * A job error carries the video; any other (an abort, a 401) must not leave the paid job unnamed, even in the log.
+ * A wait's timeout carries the video; any other (an abort, a 401) must not leave the paid job unnamed, even in the log.
  */
 function stranded(api: Endpoints, error: unknown, id: string, stage: JobStage): AvatarVideoError {
-  if (!(error instanceof VideoFailedError || error instanceof VideoCancelledError || error instanceof WaitTimeoutError)) {
+  if (!(error instanceof WaitTimeoutError)) {
     api.logger.warn(
       `video ${id} was created, but the call stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
     );
