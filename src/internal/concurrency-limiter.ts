@@ -45,7 +45,6 @@ interface RunOptions {
 }
 
 type Release = (outcome: JobOutcome) => void;
-type Waiter = (release: Release) => void;
 
 /** An `'auto'` limit starts at 2 and stays below the client's connections per origin, which every job's polls share. */
 const AUTO = { initial: 2, max: 64 };
@@ -72,7 +71,8 @@ export class ConcurrencyLimiter {
   #inFlight = 0;
   /** Places whose create the service accepted: jobs known to run (the others are still being created). */
   #accepted = 0;
-  #waiters: Waiter[] = [];
+  /** Grants of the places waited for, in arrival order. */
+  #waiters: Array<(release: Release) => void> = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastThrottle: JobConcurrency['lastThrottle'];
 
@@ -139,17 +139,16 @@ export class ConcurrencyLimiter {
   #place({ signal }: RunOptions): Promise<Release> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
-        this.#waiters = this.#waiters.filter((other) => other !== waiter);
+        this.#waiters = this.#waiters.filter((other) => other !== grant);
         reject(new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason }));
       };
       const grant = (release: Release) => {
         signal?.removeEventListener('abort', onAbort);
         resolve(release);
       };
-      const waiter: Waiter = grant;
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
+      this.#waiters.push(grant);
       this.#pump();
     });
   }
@@ -181,7 +180,7 @@ export class ConcurrencyLimiter {
     clearTimeout(this.#timer);
     const now = this.#now();
     while (this.#waiters.length > 0 && this.#inFlight < allowedConcurrency(this.#state, now, this.bounds)) {
-      (this.#waiters.shift() as Waiter)(this.#take(false));
+      this.#waiters.shift()?.(this.#take(false));
     }
     if (this.#waiters.length > 0 && now < this.#state.pausedUntil) {
       this.#timer = setTimeout(() => this.#pump(), Math.ceil(this.#state.pausedUntil - now));

@@ -3,7 +3,7 @@ import { VideoCancelledError, VideoFailedError } from '../../errors.js';
 import { isSavedWhole } from '../../internal/atomic-file.js';
 import type { Video } from '../../schemas.js';
 import { downloadVideo } from '../download.js';
-import { runJob } from '../job-runner.js';
+import { type JobPlan, runJob } from '../job-runner.js';
 import { type JobTrace, traceBatchItem, traceJob } from '../tracing.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
@@ -49,19 +49,19 @@ async function runOneJob(
   let attempts = 0;
   let video: Video;
   try {
-    const plan = {
+    const plan: JobPlan = {
       resume: jobId,
       params: item.params,
       // The signal stops a create while its upload is sent, never once it has left: the service may then have made
       // (and billed) the job, and only its answer puts the id in the ledger.
       creating: () => ctx.ledger.append({ key, hash, state: 'creating' }),
-      created: async (created: Video) => {
+      created: async (created) => {
         jobId = created.id;
         if (job) job.videoId = jobId;
         await ctx.ledger.append({ key, hash, state: 'created', jobId });
       },
       wait: ctx.waitOptions,
-      ended: async (id: string, error: VideoFailedError | VideoCancelledError) => {
+      ended: async (id, error) => {
         jobId = undefined;
         const code = error instanceof VideoFailedError ? (error.code ?? 'failed') : 'cancelled';
         await ctx.ledger.append({ key, hash, state: 'failed', jobId: id, code, message: error.message });
