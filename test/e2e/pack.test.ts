@@ -25,12 +25,13 @@ it('packs dist/ from a clone that has none: prepack builds it', { timeout: 180_0
   }
   await symlink(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir');
   // npm is npm.cmd on Windows, which only a shell runs.
+  // The build's own lines come first on stdout (tsup prints `[...]` lines); npm's JSON is the array that follows.
   const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], {
     cwd: clone,
     maxBuffer: 1 << 24,
     shell: process.platform === 'win32',
   });
-  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ files: Array<{ path: string }> }>;
+  const [packed] = JSON.parse(stdout.slice(stdout.search(/^\[$/m))) as Array<{ files: Array<{ path: string }> }>;
   const files = (packed?.files ?? []).map((file) => file.path);
   expect(files).toEqual(
     expect.arrayContaining([
