@@ -1,12 +1,13 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { UploadInputError } from '../errors.js';
 import { NamedUpload, type Uploadable } from '../uploads.js';
+import { shorten } from './shorten.js';
 
 /**
  * An upload input opened for random-access reads (media probing) and for sending (as many times as a
@@ -57,47 +58,66 @@ export function isOneShot(input: unknown): boolean {
  */
 const URL_STRING = /^[a-z][a-z\d+.-]+:\/\//i;
 
-/** Open any {@link Uploadable} as a {@link LocalSource}. `fallbackName` names data that has no name of its own. */
-export async function openSource(input: Uploadable, fallbackName: string): Promise<LocalSource> {
+/**
+ * Open any {@link Uploadable} as a {@link LocalSource}. `field` is the argument it was given as (`audio_reference`),
+ * for messages; `name` names data that has no name of its own.
+ */
+export async function openSource(input: Uploadable, field: string, name = field): Promise<LocalSource> {
   if (input instanceof NamedUpload) {
-    const inner = await openSource(input.data, input.name);
+    const inner = await openSource(input.data, field, input.name);
     return { ...inner, name: input.name };
   }
-  if (typeof input === 'string' && !URL_STRING.test(input)) return openPath(input, basename(input));
+  if (typeof input === 'string' && !URL_STRING.test(input)) return openPath(input, basename(input), field);
   if (typeof input === 'string' || input instanceof URL) {
     const url = typeof input !== 'string' ? input : URL.canParse(input) ? new URL(input) : undefined;
     if (url?.protocol !== 'file:') {
       // Only the scheme: a signed address carries its credentials in the rest.
       const what = url ? `a URL (${url.protocol})` : 'a string that looks like a URL but is not a valid one';
       throw new UploadInputError(
-        `Only file: URLs and local paths can be uploaded; ${fallbackName} is ${what}. Download it first, or pass a stream.`,
+        `Only file: URLs and local paths can be uploaded; ${field} is ${what}. Download it first, or pass a stream.`,
       );
     }
     const path = fileURLToPath(url);
-    return openPath(path, basename(path));
+    return openPath(path, basename(path), field);
   }
-  if (input instanceof ArrayBuffer) return bytesSource(new Uint8Array(input), fallbackName);
-  if (input instanceof Uint8Array) return bytesSource(input, fallbackName);
+  if (input instanceof ArrayBuffer) return bytesSource(new Uint8Array(input), name);
+  if (input instanceof Uint8Array) return bytesSource(input, name);
   if (typeof Blob !== 'undefined' && input instanceof Blob) {
-    const name = (input as { name?: unknown }).name;
-    return blobSource(input, typeof name === 'string' && name !== '' ? name : fallbackName);
+    const own = (input as { name?: unknown }).name;
+    return blobSource(input, typeof own === 'string' && own !== '' ? own : name);
   }
-  if (isNodeReadable(input)) return spool(input, fallbackName);
-  if (isWebStream(input)) return spool(Readable.fromWeb(input as import('node:stream/web').ReadableStream), fallbackName);
+  if (isNodeReadable(input)) return spool(input, name, field);
+  if (isWebStream(input)) return spool(Readable.fromWeb(input as import('node:stream/web').ReadableStream), name, field);
   throw new UploadInputError(
-    `Cannot upload a value of type ${typeof input}: pass a file path, a file: URL, a Buffer/Uint8Array, a Blob/File, a Node Readable or a web ReadableStream.`,
+    `Cannot upload a value of type ${typeof input} as ${field}: pass a file path, a file: URL, a Buffer/Uint8Array, a Blob/File, a Node Readable or a web ReadableStream.`,
   );
 }
 
-async function openPath(path: string, name: string, onDispose?: () => Promise<void>): Promise<LocalSource> {
+/** Why the file at `path`, given as `field`, cannot be opened, in words: the errno's own text repeats the path. */
+function unreadable(field: string, path: string, error: unknown): UploadInputError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOENT'
+      ? `does not exist${isAbsolute(path) ? '' : ` (looked in ${shorten(process.cwd())})`}`
+      : code === 'ENOTDIR'
+        ? 'does not exist: a part of the path is not a folder'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'cannot be read: permission denied'
+          : code === 'ENAMETOOLONG'
+            ? 'cannot be read: the path is too long'
+            : `cannot be read: ${code ?? shorten((error as Error).message)}`;
+  return new UploadInputError(`${field}: ${shorten(path)} ${why}.`, { cause: error });
+}
+
+async function openPath(path: string, name: string, field: string, onDispose?: () => Promise<void>): Promise<LocalSource> {
   let size: number;
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw new UploadInputError(`${path} is not a file.`);
+    if (!info.isFile()) throw new UploadInputError(`${field}: ${shorten(path)} is ${info.isDirectory() ? 'a folder' : 'not a file'}.`);
     size = info.size;
   } catch (error) {
     if (error instanceof UploadInputError) throw error;
-    throw new UploadInputError(`Cannot read ${path}: ${(error as Error).message}`, { cause: error });
+    throw unreadable(field, path, error);
   }
   return {
     name,
@@ -146,7 +166,7 @@ function blobSource(blob: Blob, name: string): LocalSource {
 }
 
 /** Copy a one-shot stream to a private temporary file so it can be probed and re-sent on retry. */
-async function spool(stream: Readable, name: string): Promise<LocalSource> {
+async function spool(stream: Readable, name: string, field: string): Promise<LocalSource> {
   const dir = await mkdtemp(join(tmpdir(), 'avatar-video-'));
   const path = join(dir, 'upload');
   const remove = () => rm(dir, { recursive: true, force: true });
@@ -154,7 +174,10 @@ async function spool(stream: Readable, name: string): Promise<LocalSource> {
     await pipeline(stream, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
     await remove();
-    throw new UploadInputError(`Could not read the stream for ${name}: ${(error as Error).message}`, { cause: error });
+    const why = shorten((error as Error).message);
+    throw new UploadInputError(`${field}: could not read the stream${name === field ? '' : ` for ${shorten(name)}`}: ${why}`, {
+      cause: error,
+    });
   }
-  return openPath(path, name, remove);
+  return openPath(path, name, field, remove);
 }

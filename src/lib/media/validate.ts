@@ -1,5 +1,6 @@
 import { type MediaIssueCode, MediaValidationError, type MediaValidationIssue } from '../../errors.js';
 import { checkOptions } from '../../internal/arguments.js';
+import { shorten } from '../../internal/shorten.js';
 import type { LocalSource } from '../../internal/source.js';
 import { VIDEO_MODELS } from '../../schemas.js';
 import { checkParams, disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
@@ -72,7 +73,11 @@ export async function prepareValidated(
       }),
     );
     const rank = (field: string) => (KNOWN_FIELDS.includes(field) ? KNOWN_FIELDS.indexOf(field) : KNOWN_FIELDS.length);
-    if (issues.length > 0) throw new MediaValidationError(issues.sort((a, b) => rank(a.field) - rank(b.field)));
+    if (issues.length > 0)
+      throw invalid(
+        issues.sort((a, b) => rank(a.field) - rank(b.field)),
+        options,
+      );
     const visualField = sources.has('video_reference') ? 'video_reference' : 'image_reference';
     const visual = infos.get(visualField)!;
     const files = [...sources].map(([field, source]) => {
@@ -92,6 +97,24 @@ export async function prepareValidated(
     throw error;
   }
 }
+
+/**
+ * The error for `issues`. Audio longer than one job takes adds the method that makes it to the message only: `issues`
+ * are facts that callers word their own advice for (the CLI names its own command).
+ */
+function invalid(issues: MediaValidationIssue[], options: MediaLimits): MediaValidationError {
+  const error = new MediaValidationError(issues);
+  const max = options.maxAudioSeconds ?? LIMITS.maxAudioSeconds;
+  if (issues.some((issue) => tooLongAudio.has(issue))) {
+    // Set before anything reads the stack, which V8 writes with the message of its first read.
+    const hint = `For audio over ${max} s, videos.generateLong makes the video in segments and joins them.`;
+    error.message += `${issues.length === 1 ? '. ' : '\n'}${hint}`;
+  }
+  return error;
+}
+
+/** The issues that are audio over the limit (not under it), marked where the duration is known. */
+const tooLongAudio = new WeakSet<MediaValidationIssue>();
 
 function structuralIssues(params: Record<string, unknown>): MediaValidationIssue[] {
   const issues: MediaValidationIssue[] = [];
@@ -125,7 +148,7 @@ async function checkFile(field: string, source: LocalSource, options: MediaLimit
   const what = `${FORMATS[info.format].name} ${info.kind}`;
   // Each file field takes the kind it is named after: audio_reference takes audio, and so on.
   if (info.kind !== field.split('_')[0]) {
-    return { field, code: 'unsupported_format', message: `${source.name} is ${what}; ${ALLOWED[field]}` };
+    return { field, code: 'unsupported_format', message: `${shorten(source.name)} is ${what}; ${ALLOWED[field]}` };
   }
   const range =
     field === 'audio_reference'
@@ -136,8 +159,10 @@ async function checkFile(field: string, source: LocalSource, options: MediaLimit
   const seconds = info.durationSeconds;
   // A tiny tolerance absorbs float noise only, never a real overrun.
   if (range && seconds !== undefined && (seconds < range.min - 1e-6 || seconds > range.max + 1e-6)) {
-    const message = `${source.name} is ${formatSeconds(seconds, range)} of ${what}; ${range.what} must be ${range.min} to ${range.max} s`;
-    return { field, code: 'duration_out_of_range', message };
+    const message = `${shorten(source.name)} is ${formatSeconds(seconds, range)} of ${what}; ${range.what} must be ${range.min} to ${range.max} s`;
+    const issue: MediaValidationIssue = { field, code: 'duration_out_of_range', message };
+    if (field === 'audio_reference' && seconds > range.max) tooLongAudio.add(issue);
+    return issue;
   }
   return info;
 }
@@ -158,13 +183,13 @@ function warningsFor(params: Record<string, unknown>, visualSource: LocalSource,
     const short = Math.min(visual.width, visual.height);
     if (short < SMALL_IMAGE) {
       warnings.push(
-        `${visualSource.name} is only ${visual.width}x${visual.height}; output is 720p, and a sharper reference (at least ${SMALL_IMAGE} px on the short side) keeps the likeness better`,
+        `${shorten(visualSource.name)} is only ${visual.width}x${visual.height}; output is 720p, and a sharper reference (at least ${SMALL_IMAGE} px on the short side) keeps the likeness better`,
       );
     }
     const ratio = Math.max(visual.width, visual.height) / short;
     if (ratio > 2.5) {
       warnings.push(
-        `${visualSource.name} is ${visual.width}x${visual.height}; output is 9:16 or 16:9, so most of this frame will be cropped`,
+        `${shorten(visualSource.name)} is ${visual.width}x${visual.height}; output is 9:16 or 16:9, so most of this frame will be cropped`,
       );
     }
   }
