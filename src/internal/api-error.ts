@@ -1,9 +1,10 @@
 // An error answer as the SDK's typed `APIError`: its body parsed tolerantly, the key scrubbed from all of it.
 import { type APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
-import { type RawHeaders, requestId } from './headers.js';
+import { header, type RawHeaders, requestId } from './headers.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { parseRetryAfter } from './retry.js';
 import { readErrorText, type SentResponse } from './send.js';
+import { shorten } from './shorten.js';
 
 const MAX_TEXT_BODY = 2048;
 /** Problems listed in the message; the rest are counted there, and all of them are on `details`. */
@@ -21,16 +22,17 @@ const str = (value: unknown) => (typeof value === 'string' && value !== '' ? val
  * again from every parsed string (JSON may spell it with escapes the text scrub cannot see); the message and
  * details are read from the scrubbed value.
  */
-function parseErrorBody(raw: string, secret: string) {
+function parseErrorBody(raw: string, secret: string, contentType: string | undefined) {
   const text = scrub(raw, secret);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    const html = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-    const plain = html ?? (/^\s*</.test(text) ? undefined : text.trim().slice(0, 200));
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+    const plain = title ?? (/^\s*</.test(text) ? undefined : text.trim().slice(0, 200));
     const body = text.length > MAX_TEXT_BODY ? `${text.slice(0, MAX_TEXT_BODY)}…` : text;
-    return { body, code: undefined, message: plain || undefined, details: [] };
+    const html = /\btext\/html\b/i.test(contentType ?? '') || /^\s*<(!doctype html|html)\b/i.test(text);
+    return { body, code: undefined, message: plain || undefined, details: [], html };
   }
   const body = scrubValue(parsed, secret);
   const top = record(body);
@@ -41,6 +43,7 @@ function parseErrorBody(raw: string, secret: string) {
     code: str(inner?.code) ?? str(inner?.type),
     message: str(inner?.message) ?? str(top?.error) ?? str(top?.message) ?? str(top?.detail) ?? summarize(details),
     details,
+    html: false,
   };
 }
 
@@ -74,23 +77,53 @@ function summarize(details: APIErrorDetail[]): string | undefined {
 /** Pass a streamed 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
 export async function throwForStatus(response: SentResponse, secret: string): Promise<SentResponse> {
   if (response.status < 300) return response;
-  throw apiError(response.status, response.headers, await readErrorText(response), secret);
+  const { url } = response;
+  throw apiError(response.status, response.headers, await readErrorText(response), secret, undefined, url.host, url.pathname);
 }
 
 /** What an endpoint adds to its error's message, from the answer's status and error body: advice the API's terms need. */
 export type ErrorAdvice = (status: number, code: string | undefined, message: string | undefined) => string | undefined;
 
-/** The typed APIError for an error response; `advice` is the endpoint's (APIRequest.advice). */
-export function apiError(status: number, rawHeaders: RawHeaders, text: string, secret: string, advice?: ErrorAdvice): APIError {
-  const { body, code, message, details } = parseErrorBody(text, secret);
+/**
+ * The typed APIError for an error response; `advice` is the endpoint's (APIRequest.advice), `host` and `path` those of
+ * the request (the path with the base URL's own), for the hints about a base URL that is not the API's.
+ */
+export function apiError(
+  status: number,
+  rawHeaders: RawHeaders,
+  text: string,
+  secret: string,
+  advice?: ErrorAdvice,
+  host?: string,
+  path?: string,
+): APIError {
+  const { body, code, message, details, html } = parseErrorBody(text, secret, header(rawHeaders, 'content-type'));
   const headers = redactHeaders(rawHeaders, secret);
   const id = requestId(headers);
   const ErrorClass = apiErrorClass(status);
-  let summary = `${status}${code ? ` ${code}` : ''}: ${message ?? 'no error message in the response'}`;
-  const advised = advice?.(status, code, message);
-  if (advised) summary += ` (${advised})`;
+  const said = html ? notTheAPI(status, host, message) : (message ?? 'no error message in the response');
+  let summary = `${status}${code ? ` ${code}` : ''}: ${said}`;
+  const advised = [advice?.(status, code, message), status === 404 ? versionTwice(path) : undefined].filter(Boolean);
+  if (advised.length > 0) summary += ` (${advised.join('; ')})`;
   if (id) summary += ` [request id ${id}]`;
   const error = new ErrorClass({ status, message: summary, code, requestId: id, headers, body, details });
   if (error instanceof RateLimitError) error.retryAfter = parseRetryAfter(headers['retry-after']);
   return error;
+}
+
+/**
+ * An HTML page where the API answers JSON: a web server, or a gateway in front of the API, answered instead. A 4xx
+ * points at `baseURL`; a 5xx may be a gateway in front of the right API failing, so it says both.
+ */
+function notTheAPI(status: number, host: string | undefined, title: string | undefined): string {
+  const page = `an HTML page${title ? ` (${JSON.stringify(shorten(title))})` : ''}, not the API's JSON`;
+  const where = host === undefined ? 'the server' : `the server at ${host}`;
+  const why = status >= 500 ? 'a proxy or gateway in front of the API failed, or baseURL points elsewhere' : 'check baseURL';
+  return `${where} answered ${page}: ${why}`;
+}
+
+/** The hint for a 404 at `/v1/v1/...`: a base URL ending in `/v1`, which the SDK adds to every path itself. */
+function versionTwice(path: string | undefined): string | undefined {
+  if (path === undefined || !/\/v1\/v1\//.test(path)) return undefined;
+  return "baseURL ends in /v1, and the SDK adds /v1 itself: drop /v1 from baseURL, e.g. 'https://api.example.com'";
 }

@@ -108,6 +108,69 @@ describe('other bodies', () => {
   });
 });
 
+describe('a base URL that is not the API', () => {
+  // What `python3 -m http.server` (or any web server) answers for a path it does not have.
+  const PAGE = `<!DOCTYPE HTML>\n<html><head><title>Error response</title></head><body>${'<p>Nothing matches the given URI</p>'.repeat(200)}</body></html>`;
+
+  /** A web server answering every request with an HTML page of `status`, and a client whose base URL is it. */
+  async function webServer(status: number, contentType = 'text/html;charset=utf-8') {
+    const server = await rawServer((_req, res) => res.writeHead(status, { 'content-type': contentType }).end(PAGE));
+    const client = new AvatarVideo({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+    closers.push(server.close, () => client.close());
+    return { server, client, host: new URL(server.url).host };
+  }
+
+  it('an HTML 404 says the server at its host answered a page, not the API, and to check baseURL', async () => {
+    const { client, host } = await webServer(404);
+    const error = (await client.videos.content('vid_1').catch((e: unknown) => e)) as NotFoundError;
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.status).toBe(404);
+    expect(error.message).toBe(`404: the server at ${host} answered an HTML page ("Error response"), not the API's JSON: check baseURL`);
+    // The page itself stays on `body`, cut as any text body is.
+    expect(String(error.body)).toMatch(/^<!DOCTYPE HTML>\n<html><head><title>Error response/);
+    expect(String(error.body).length).toBeLessThanOrEqual(2049);
+  });
+
+  it('the same from a JSON request, the page typed text/html or not', async () => {
+    for (const type of ['text/html', 'application/octet-stream']) {
+      const { client } = await webServer(405, type);
+      const error = (await client.videos.retrieve('vid_1').catch((e: unknown) => e)) as APIError;
+      expect(error.status).toBe(405);
+      // The host is named where the transport passes it (see throwForStatus); the words are the same either way.
+      expect(error.message).toMatch(
+        /^405: the server( at [\d.:]+)? answered an HTML page \("Error response"\), not the API's JSON: check baseURL$/,
+      );
+    }
+  });
+
+  it('an HTML 502 may be a gateway in front of the right API: it says so', async () => {
+    const { client } = await webServer(502);
+    const error = (await client.videos.retrieve('vid_1').catch((e: unknown) => e)) as APIError;
+    expect(error.status).toBe(502);
+    expect(error.message).toMatch(/answered an HTML page .*: a proxy or gateway in front of the API failed, or baseURL points elsewhere$/);
+  });
+
+  it('a base URL ending in /v1 (or /v1/): a 404 at /v1/v1/... says the SDK adds /v1 itself', async () => {
+    const server = await rawServer((_req, res) => json(res, 404, { detail: 'Not Found' }));
+    closers.push(server.close);
+    for (const suffix of ['/v1', '/v1/']) {
+      const client = new AvatarVideo({ apiKey: KEY, baseURL: `${server.url}${suffix}`, logLevel: 'off', maxRetries: 0 });
+      closers.push(() => client.close());
+      const error = (await client.videos.content('vid_1').catch((e: unknown) => e)) as NotFoundError;
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error.message).toBe(
+        "404: Not Found (baseURL ends in /v1, and the SDK adds /v1 itself: drop /v1 from baseURL, e.g. 'https://api.example.com')",
+      );
+    }
+    expect(server.requests.map((request) => request.url)).toEqual(['/v1/v1/videos/vid_1/content', '/v1/v1/videos/vid_1/content']);
+    // The same 404 at the right path is only the API's word: no hint.
+    const right = new AvatarVideo({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+    closers.push(() => right.close());
+    const plain = await right.videos.content('vid_1').catch((e: unknown) => e);
+    expect((plain as Error).message).toBe('404: Not Found');
+  });
+});
+
 describe('the key echoed in a detail', () => {
   it('is scrubbed from the message, details, body, JSON and inspect, plain or JSON-escaped', async () => {
     const escaped = KEY.replace('/', '\\/');
