@@ -183,9 +183,10 @@ function goOn(state: Transfer, resumed: boolean): void {
   if (resumed) state.trace.resumes++;
   else state.trace.restarts++;
   const reason = /[.!?]$/.test(setback.message) ? setback.message : `${setback.message}.`;
+  // A proof means a range was asked for: a 200 then is the host sending the whole file again.
   const how = resumed
     ? `Resuming at byte ${state.file.size}.`
-    : state.file.size > 0
+    : state.proof
       ? 'The file host sent the whole file again: restarting from byte 0.'
       : 'Restarting from byte 0.';
   state.api.logger.info(`download of video ${state.id}: ${reason} ${how}`);
