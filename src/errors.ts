@@ -170,14 +170,6 @@ export type ConnectionProblem =
   | 'proxy_refused'
   | 'proxy_unreachable';
 
-/** Where and why a connection failed, as {@link APIConnectionError} holds it. */
-export interface ConnectionFailure {
-  origin?: ErrorOrigin | undefined;
-  host?: string | undefined;
-  code?: ConnectionProblem | undefined;
-  cause?: unknown;
-}
-
 /**
  * The request never produced a usable response: DNS, refused, reset, TLS, a proxy. `cause` holds the original
  * failure; `code` says which kind, `origin` and `host` which server the SDK was trying to reach (not the proxy).
@@ -190,7 +182,10 @@ export class APIConnectionError extends AvatarVideoError {
   readonly origin: ErrorOrigin;
   /** The host of the server the request was for (`URL.host`; the target, not the proxy), or `''` when unknown. */
   readonly host: string;
-  constructor(message = 'Connection error.', options?: ConnectionFailure) {
+  constructor(
+    message = 'Connection error.',
+    options?: { origin?: ErrorOrigin | undefined; host?: string | undefined; code?: ConnectionProblem | undefined; cause?: unknown },
+  ) {
     super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
     this.code = options?.code ?? 'connection';
     this.origin = options?.origin ?? 'api';
@@ -201,7 +196,7 @@ export class APIConnectionError extends AvatarVideoError {
 /** An attempt took longer than `timeout`, or a body sent nothing for its idle limit. `code` is `'timeout'`. */
 export class APIConnectionTimeoutError extends APIConnectionError {
   override name = 'APIConnectionTimeoutError';
-  constructor(message = 'Request timed out.', options?: Omit<ConnectionFailure, 'code'>) {
+  constructor(message = 'Request timed out.', options?: { origin?: ErrorOrigin | undefined; host?: string | undefined; cause?: unknown }) {
     super(message, { ...options, code: 'timeout' });
   }
 }
