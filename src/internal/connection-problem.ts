@@ -34,8 +34,11 @@ const CERTIFICATE = new Set([
 ]);
 /** OpenSSL's words for a TLS hello answered by something else (plain HTTP, most often). */
 const NOT_TLS = /wrong version number|packet length too long|unknown protocol|http request/i;
-/** undici's ProxyAgent when the proxy answers CONNECT with anything but 200. */
-const PROXY_ANSWER = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/;
+/**
+ * undici's ProxyAgent when the proxy answers CONNECT with anything but 200, or (not tunnelling, `proxyTunnel: false`)
+ * a forwarded request with 407.
+ */
+const PROXY_ANSWER = /^(?:Proxy response \((\d{3})\) !== 200 when HTTP Tunneling|Proxy Authentication Required \((407)\))/;
 /** Failures to reach a server at all. */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
@@ -104,7 +107,8 @@ export function diagnose(error: unknown, at: FailedAttempt): Diagnosis | undefin
 }
 
 function proxyProblem(links: Record<string, unknown>[], proxy: URL, server: string): Diagnosis | undefined {
-  const answered = links.map((link) => PROXY_ANSWER.exec(text(link.message))?.[1]).find(Boolean);
+  const answers = links.map((link) => PROXY_ANSWER.exec(text(link.message)));
+  const answered = answers.map((found) => found?.[1] ?? found?.[2]).find(Boolean);
   if (answered === '407') {
     const example = `${proxy.protocol}//user:pass@${proxy.host}`;
     return {

@@ -70,6 +70,8 @@ describe('diagnose', () => {
     expect(refused?.message).toContain('refused to connect to the file host cdn.example.com: it answered 403');
     expect(refused?.message).toContain('allows CONNECT to port 443 only');
     for (const found of [auth, refused]) expect(found?.message).not.toContain('hunter2');
+    const forwarded = failure('Proxy Authentication Required (407)', { code: 'UND_ERR_INVALID_ARG' });
+    expect(diagnose(forwarded, { ...api, proxy })?.code).toBe('proxy_auth');
     // Without a proxy agent, the same words are no proxy's.
     expect(diagnose(refusal(407), api)).toBeUndefined();
   });
