@@ -52,7 +52,7 @@ function errorCode(error: unknown): string | undefined {
   return (error as { code?: string } | undefined)?.code;
 }
 
-/** undici's options for an attempt: its idle timeouts (headers, body) are the attempt's timeout too. */
+/** undici's options for an attempt: its idle timeouts are the attempt's timeout (headers) and its `idleTimeout` (body). */
 function options({ origin, path, method, headers, body, timeout, idleTimeout }: Attempt) {
   return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: idleTimeout ?? timeout };
 }
