@@ -1,7 +1,7 @@
 /**
  * The OpenTelemetry bridge of examples/opentelemetry.ts, with the in-memory span exporter: one `generate` is one
- * job span with its create, polls and download underneath, counted in the metrics, and no span holds the key or a
- * signed address's query.
+ * job span with its create, polls and download underneath (the download's content request and the file host's answer
+ * under the download), counted in the metrics, and no span holds the key or a signed address's query.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,8 +50,7 @@ it('turns one generate into one job span with its create, polls and download und
   expect(roots.map((span) => span.name)).toEqual(['avatar-video generate']);
   const job = roots[0]!;
   expect(job.attributes).toMatchObject({ 'avatar_video.outcome': 'COMPLETE', 'avatar_video.video_id': expect.any(String) });
-  const children = spans.filter((span) => span !== job);
-  for (const span of children) expect(span.parentSpanContext?.spanId).toBe(job.spanContext().spanId);
+  const children = spans.filter((span) => span.parentSpanContext?.spanId === job.spanContext().spanId);
   const names = children.map((span) => span.name);
   expect(names.slice(0, 2)).toEqual(['POST /v1/videos', 'POST /v1/videos']);
   expect(children[0]?.attributes['http.response.status_code']).toBe(429);
@@ -60,6 +59,15 @@ it('turns one generate into one job span with its create, polls and download und
   expect(job.attributes['avatar_video.polls']).toBe(polls);
   expect(names.at(-1)).toBe('avatar-video download');
   expect(names).toHaveLength(polls + 3);
+  const download = children.at(-1)!;
+  const fetched = spans.filter((span) => span.parentSpanContext?.spanId === download.spanContext().spanId);
+  expect(fetched.map((span) => [span.name, span.attributes['avatar_video.origin'], span.attributes['server.address']])).toEqual([
+    ['GET /v1/videos/{id}/content', 'api', new URL(mock.baseURL).host],
+    ['GET {file}', 'file-host', new URL(mock.cdnURL).host],
+  ]);
+  expect(fetched.map((span) => span.attributes['http.response.status_code'])).toEqual([302, 200]);
+  // Every span is the job, under it, or under its download.
+  expect(spans).toHaveLength(1 + children.length + fetched.length);
 
   expect(values['avatar_video.requests.throttled']).toEqual([1]);
   expect(values['avatar_video.jobs.running']).toEqual([1, -1]);

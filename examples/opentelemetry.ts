@@ -1,6 +1,7 @@
 /**
  * OpenTelemetry bridge: the SDK's tracing channels (`avatar-video:job`, `:request`, `:download`, `:batch-item`, from
- * node:diagnostics_channel) turned into spans, each request and download under its job, and into three metrics:
+ * node:diagnostics_channel) turned into spans, each request and download under its job (a download's own requests, the
+ * content request, its redirect and the file host's answers, under the download), and into three metrics:
  * 429 answers, jobs running, and the client's job limit. Copy `bridgeTracing` into an app that has an OpenTelemetry
  * SDK set up; the SDK itself needs no OpenTelemetry package.
  *
@@ -23,10 +24,12 @@ export function bridgeTracing(tracer: Tracer, meter: Meter = metrics.getMeter('a
   const running = meter.createUpDownCounter('avatar_video.jobs.running', { description: 'Jobs between create and end' });
   const limit = meter.createGauge('avatar_video.jobs.limit', { description: "The client's limit on jobs running at once" });
   const spans = new WeakMap<object, Span>();
+  /** Each job's download in progress: the parent of the content request and the file host's answers. */
+  const downloads = new WeakMap<object, Payload>();
 
-  /** Start the payload's span, under its job's span when it has one. */
-  const open = (name: string, payload: Payload, attributes: Attributes) => {
-    const parent = payload.job && spans.get(payload.job);
+  /** Start the payload's span, under its parent's span (by default its job's) when it has one. */
+  const open = (name: string, payload: Payload, attributes: Attributes, under = payload.job) => {
+    const parent = under && spans.get(under);
     const scope = parent ? trace.setSpan(context.active(), parent) : context.active();
     spans.set(payload, tracer.startSpan(name, { attributes }, scope));
   };
@@ -58,20 +61,34 @@ export function bridgeTracing(tracer: Tracer, meter: Meter = metrics.getMeter('a
       },
     },
     'avatar-video:request': {
-      start: (request) =>
-        open(`${request.method} ${request.route}`, request, {
+      start: (request) => {
+        const download = request.origin === 'file-host' || String(request.route).endsWith('/content');
+        const attributes = {
           'http.request.method': request.method as string,
           'url.template': request.route as string,
+          'server.address': request.host as string,
+          'avatar_video.origin': request.origin as string,
           'avatar_video.attempt': request.attempt as number,
-        }),
+        };
+        open(
+          `${request.method} ${request.route}`,
+          request,
+          attributes,
+          (download && request.job && downloads.get(request.job)) || request.job,
+        );
+      },
       asyncEnd: (request) => {
         if (request.status === 429) throttled.add(1, { 'url.template': request.route as string });
         close(request, defined({ 'http.response.status_code': request.status, 'avatar_video.request_id': request.requestId }));
       },
     },
     'avatar-video:download': {
-      start: (download) => open('avatar-video download', download, { 'avatar_video.video_id': download.videoId as string }),
-      asyncEnd: (download) =>
+      start: (download) => {
+        open('avatar-video download', download, { 'avatar_video.video_id': download.videoId as string });
+        if (download.job) downloads.set(download.job, download);
+      },
+      asyncEnd: (download) => {
+        if (download.job) downloads.delete(download.job);
         close(
           download,
           defined({
@@ -79,7 +96,8 @@ export function bridgeTracing(tracer: Tracer, meter: Meter = metrics.getMeter('a
             'avatar_video.resumes': download.resumes,
             'avatar_video.restarts': download.restarts,
           }),
-        ),
+        );
+      },
     },
     'avatar-video:batch-item': {
       start: (item) => open('avatar-video batch-item', item, { 'avatar_video.batch.key': item.key as string }),

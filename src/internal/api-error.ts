@@ -1,5 +1,5 @@
 // An error answer as the SDK's typed `APIError`: its body parsed tolerantly, the key scrubbed from all of it.
-import { type APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
+import { APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
 import { header, type RawHeaders, requestId } from './headers.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { parseRetryAfter } from './retry.js';
@@ -106,7 +106,7 @@ export function apiError(
   const advised = [advice?.(status, code, message), status === 404 ? versionTwice(path) : undefined].filter(Boolean);
   if (advised.length > 0) summary += ` (${advised.join('; ')})`;
   if (id) summary += ` [request id ${id}]`;
-  const error = new ErrorClass({ status, message: summary, code, requestId: id, headers, body, details });
+  const error = new ErrorClass({ status, message: summary, code, requestId: id, headers, body, details, host });
   if (error instanceof RateLimitError) error.retryAfter = parseRetryAfter(headers['retry-after']);
   return error;
 }
@@ -126,4 +126,27 @@ function notTheAPI(status: number, host: string | undefined, title: string | und
 function versionTwice(path: string | undefined): string | undefined {
   if (path === undefined || !/\/v1\/v1\//.test(path)) return undefined;
   return "baseURL ends in /v1, and the SDK adds /v1 itself: drop /v1 from baseURL, e.g. 'https://api.example.com'";
+}
+
+/** What a file host's answer to a signed address means: the error's `code` and the message's reason. */
+const FILE_HOST_ANSWERS: Record<number, [code: string, status: string, reason: string]> = {
+  403: ['file_forbidden', '403 Forbidden', 'the host refused it (expired, or not valid for this request)'],
+  404: ['file_not_found', '404 Not Found', 'there is no file there'],
+  410: ['file_expired', '410 Gone', 'the signed download address has expired'],
+};
+
+/**
+ * The plain APIError (never a status subclass: the video itself is fine) for a file host's error `response`, its body
+ * dropped unread (an error page of the host's, not the API's). The message names the host and the address without
+ * its query, which holds the signature.
+ */
+export function fileHostError(response: SentResponse, secret: string): APIError {
+  response.release();
+  const { status, url } = response;
+  const headers = redactHeaders(response.headers, secret);
+  const id = requestId(headers);
+  const [code, answered, reason] = FILE_HOST_ANSWERS[status] ?? [undefined, String(status), undefined];
+  const address = `the signed address ${shorten(`${url.origin}${url.pathname}`)}`;
+  const message = `The file host ${url.host} answered ${answered} for ${address}${reason ? `: ${reason}` : ''}.${id ? ` [request id ${id}]` : ''}`;
+  return new APIError({ status, message, code, requestId: id, headers, body: undefined, origin: 'file-host', host: url.host });
 }

@@ -67,8 +67,8 @@ function sendFile(req: IncomingMessage, res: ServerResponse, options: FileOption
   });
 }
 
-/** An API origin that redirects content to a file host on another origin, signing each URL anew. */
-async function origins(host: Handler) {
+/** An API origin that redirects content to a file host on another origin, signing each URL anew; `lines` gets the info log. */
+async function origins(host: Handler, lines?: string[]) {
   const cdn = await rawServer(host);
   let signatures = 0;
   const api = await rawServer((req, res) => {
@@ -79,7 +79,9 @@ async function origins(host: Handler) {
     }
     json(res, 404, { error: { code: 'not_found', message: 'no' } });
   });
-  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off', maxRetryDelay: 20 });
+  const logger = { debug() {}, info: (line: string) => lines?.push(line), warn() {}, error() {} };
+  const log = lines ? { logger, logLevel: 'info' as const } : { logLevel: 'off' as const };
+  const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, maxRetryDelay: 20, ...log });
   closers.push(() => client.close(), api.close, cdn.close);
   const contentRequests = () => api.requests.filter((r) => r.url.endsWith('/content')).length;
   return { api, cdn, client, contentRequests };
@@ -127,7 +129,8 @@ describe('download through the mock', () => {
 
 describe('resuming', () => {
   it('resumes a dropped connection with Range and If-Range at the file host, never sending the key there', async () => {
-    const { cdn, client, contentRequests } = await origins((req, res, n) => sendFile(req, res, n === 0 ? { dropAfter: MiB } : {}));
+    const lines: string[] = [];
+    const { cdn, client, contentRequests } = await origins((req, res, n) => sendFile(req, res, n === 0 ? { dropAfter: MiB } : {}), lines);
     const target = join(dir, 'out.mp4');
     const result = await client.videos.download('vid_1', target);
     expect(result.bytes).toBe(BODY.length);
@@ -137,11 +140,21 @@ describe('resuming', () => {
     expect(cdn.requests[1]?.headers['if-range']).toBe(ETAG);
     expect(cdn.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
     expect(contentRequests()).toBe(1);
+    // One sentence per step, the cause's own period kept: no `(UND_ERR_SOCKET).; resuming`.
+    const host = new URL(cdn.url).host.replaceAll('.', '\\.');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^\\[avatar-video\\] download of video vid_1: Connection error at the file host ${host}: [^;]+\\. Resuming at byte ${MiB}\\.$`,
+      ),
+    );
   });
 
-  it('restarts cleanly from zero when the host ignores Range', async () => {
-    const { cdn, client } = await origins((req, res, n) =>
-      sendFile(req, res, n === 0 ? { dropAfter: MiB, ranges: false } : { ranges: false }),
+  it('restarts cleanly from zero when the host ignores Range, and logs a restart, not a resume', async () => {
+    const lines: string[] = [];
+    const { cdn, client } = await origins(
+      (req, res, n) => sendFile(req, res, n === 0 ? { dropAfter: MiB, ranges: false } : { ranges: false }),
+      lines,
     );
     const target = join(dir, 'out.mp4');
     const progress: number[] = [];
@@ -149,6 +162,10 @@ describe('resuming', () => {
     expect((await readFile(target)).equals(BODY)).toBe(true);
     expect(cdn.requests[1]?.headers.range).toBe(`bytes=${MiB}-`);
     expect(progress.some((bytes, i) => i > 0 && bytes < (progress[i - 1] as number))).toBe(true);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\[avatar-video\] download of video vid_1: Connection error at the file host [^;]+\. The file host sent the whole file again: restarting from byte 0\.$/,
+    );
   });
 
   it('takes Last-Modified as the If-Range validator, and asks again when a 206 carries only part of the rest', async () => {
@@ -174,15 +191,33 @@ describe('resuming', () => {
   ])('starts over from byte 0, without Range, after a drop when the first answer had %s', async (_case, validators) => {
     // A range request would be answered from another file: a resume here would splice two files.
     const other = fakeMp4(BODY.length);
+    const lines: string[] = [];
     const { cdn, client } = await origins((req, res, n) => {
       if (req.headers.range)
         return void res.writeHead(206, { 'content-range': `bytes 1-${other.length - 1}/${other.length}` }).end(other.subarray(1));
       sendFile(req, res, { ...validators, ...(n === 0 ? { dropAfter: MiB } : {}) });
-    });
+    }, lines);
     const target = join(dir, 'out.mp4');
     await client.videos.download('vid_1', target);
     expect((await readFile(target)).equals(BODY)).toBe(true);
     expect(cdn.requests.map((r) => r.headers.range)).toEqual([undefined, undefined]);
+    // No range was asked for: a restart, not the host sending the whole file again.
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/\(UND_ERR_SOCKET\)\. Restarting from byte 0\.$/);
+  });
+
+  it('gives a stalled body up after its own idle limit, a quarter of the timeout, and resumes it', async () => {
+    const lines: string[] = [];
+    const { cdn, client } = await origins((req, res, n) => sendFile(req, res, n === 0 ? { stallAfter: MiB } : {}), lines);
+    const target = join(dir, 'out.mp4');
+    // The headers came at once, then nothing: given up after 500 ms of silence, not the 2000 ms timeout.
+    await client.videos.download('vid_1', target, { timeout: 2_000 });
+    expect((await readFile(target)).equals(BODY)).toBe(true);
+    expect(cdn.requests[1]?.headers.range).toBe(`bytes=${MiB}-`);
+    const host = new URL(cdn.url).host;
+    expect(lines).toEqual([
+      `[avatar-video] download of video vid_1: The answer's body stalled at the file host ${host}: no data for 500 ms. Resuming at byte ${MiB}.`,
+    ]);
   });
 
   it('resumes a body that stalls past the timeout', async () => {
