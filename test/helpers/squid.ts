@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findCommand, freePort, whenListening } from './system-command.js';
 import { passwordLine } from './test-ca.js';
 
@@ -43,7 +44,11 @@ export interface Squid {
   /** `http://127.0.0.1:<port>`, no credentials. */
   url: string;
   port: number;
+  /** The access log so far, without the line of the start's readiness check (a connection closed at once). */
   accessLog(): Promise<SquidLogLine[]>;
+  /** The access log once it has `count` lines (squid logs a tunnel when it closes), or after `waitMs`. */
+  accessLogOf(count: number, waitMs?: number): Promise<SquidLogLine[]>;
+  /** The whole access log so far as squid wrote it. */
   rawAccessLog(): Promise<string>;
   close(): Promise<void>;
 }
@@ -120,11 +125,19 @@ export async function startSquid(options: SquidOptions = {}): Promise<Squid> {
       throw error;
     }
     const rawAccessLog = () => read('access.log');
+    const accessLog = async () => parseLog(await rawAccessLog());
     return {
       url: `http://127.0.0.1:${port}`,
       port,
       rawAccessLog,
-      accessLog: async () => parseLog(await rawAccessLog()),
+      accessLog,
+      accessLogOf: async (count, waitMs = 5_000) => {
+        for (const deadline = Date.now() + waitMs; Date.now() < deadline; await sleep(20)) {
+          const lines = await accessLog();
+          if (lines.length >= count) return lines;
+        }
+        return accessLog();
+      },
       close: async () => {
         await stop(child, exited);
         await rm(dir, { recursive: true, force: true });
@@ -144,7 +157,8 @@ function parseLog(text: string): SquidLogLine[] {
       if (!match) throw new Error(`unexpected squid log line: ${line}`);
       const [, result = '', method = '', url = '', port = '-', headers = ''] = match;
       return { result, method, url, serverSidePort: /^\d+$/.test(port) ? Number(port) : undefined, headers };
-    });
+    })
+    .filter((line) => line.url !== 'error:transaction-end-before-headers');
 }
 
 async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
