@@ -26,6 +26,15 @@ export class AvatarVideoError extends Error {
   declare readonly videoId?: string | undefined;
 
   /**
+   * `{ name, message, ...the class's own public fields }` (with `videoId` when set), for `JSON.stringify` and
+   * structured logs: an `Error`'s `message` is not an enumerable field, so without this JSON would drop it. Never
+   * holds the key (no error stores it) or a signed query string.
+   */
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, message: this.message, ...(this as object) };
+  }
+
+  /**
    * `error instanceof VideoFailedError` holds for a VideoFailedError from any copy of this package. The ESM and
    * CommonJS builds are two copies with classes of their own, and an app that mixes the two loads both: so an SDK
    * class also matches an object whose prototype chain carries its brand. A subclass of your own matches as any
@@ -67,6 +76,15 @@ export class APIError extends AvatarVideoError {
    * the message lists the first 10. Empty when the body named none (including a `detail` that is a string).
    */
   readonly details: APIErrorDetail[];
+  /**
+   * Who answered: `'api'` (the base URL's server) or `'file-host'` (the server a content redirect pointed to, where
+   * the video's file lives). A file host's error is always a plain `APIError`, never a status subclass such as
+   * `NotFoundError`: its `code` is `'file_not_found'` (404), `'file_expired'` (410) or `'file_forbidden'` (403),
+   * its `body` is undefined (the host's error page is dropped).
+   */
+  readonly origin: ErrorOrigin;
+  /** The answering server's host (`URL.host`, e.g. `api.example.com` or `127.0.0.1:4010`): never a path or query. */
+  readonly host: string;
 
   constructor(init: {
     status: number;
@@ -76,6 +94,8 @@ export class APIError extends AvatarVideoError {
     headers: Record<string, string>;
     body: unknown;
     details?: APIErrorDetail[] | undefined;
+    origin?: ErrorOrigin | undefined;
+    host?: string | undefined;
   }) {
     super(init.message);
     this.status = init.status;
@@ -84,20 +104,8 @@ export class APIError extends AvatarVideoError {
     this.headers = init.headers;
     this.body = init.body;
     this.details = init.details ?? [];
-  }
-
-  toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      message: this.message,
-      status: this.status,
-      code: this.code,
-      requestId: this.requestId,
-      headers: this.headers,
-      body: this.body,
-      details: this.details,
-      ...(this.videoId !== undefined && { videoId: this.videoId }),
-    };
+    this.origin = init.origin ?? 'api';
+    this.host = init.host ?? '';
   }
 }
 
@@ -139,19 +147,62 @@ export class InternalServerError extends APIError {
   override name = 'InternalServerError';
 }
 
-/** The request never produced a usable response: DNS, refused, reset, TLS. `cause` holds the original failure. */
+/** Which server an error is about: the API (the base URL's) or the file host a content redirect pointed to. */
+export type ErrorOrigin = 'api' | 'file-host';
+
+/**
+ * Why a connection failed, on {@link APIConnectionError.code}:
+ * - `connection`: refused, reset, DNS, or dropped mid-answer (retried).
+ * - `timeout`: no answer (or no data of a body) in time; see {@link APIConnectionTimeoutError} (retried).
+ * - `tls_certificate`: the server's certificate is not trusted (self-signed, an unknown CA, expired, another
+ *   name). Not retried: trust its CA (`NODE_EXTRA_CA_CERTS`, or a CA on the dispatcher).
+ * - `tls_protocol`: the server does not speak TLS there (an `https://` address at a plain-http port). Not retried.
+ * - `proxy_auth`: the proxy answered 407: it wants credentials, in the proxy URL. Not retried.
+ * - `proxy_refused`: the proxy refused the target (403 or another answer): that host or port. Not retried.
+ * - `proxy_unreachable`: the proxy itself could not be reached (retried).
+ */
+export type ConnectionProblem =
+  | 'connection'
+  | 'timeout'
+  | 'tls_certificate'
+  | 'tls_protocol'
+  | 'proxy_auth'
+  | 'proxy_refused'
+  | 'proxy_unreachable';
+
+/** Where and why a connection failed, as {@link APIConnectionError} holds it. */
+export interface ConnectionFailure {
+  origin?: ErrorOrigin | undefined;
+  host?: string | undefined;
+  code?: ConnectionProblem | undefined;
+  cause?: unknown;
+}
+
+/**
+ * The request never produced a usable response: DNS, refused, reset, TLS, a proxy. `cause` holds the original
+ * failure; `code` says which kind, `origin` and `host` which server the SDK was trying to reach (not the proxy).
+ */
 export class APIConnectionError extends AvatarVideoError {
   override name = 'APIConnectionError';
-  constructor(message = 'Connection error.', options?: { cause?: unknown }) {
-    super(message, options);
+  /** Why the connection failed; some kinds are never retried (see {@link ConnectionProblem}). */
+  readonly code: ConnectionProblem;
+  /** Which server the request was for: `'api'` or `'file-host'` (the address a content redirect pointed to). */
+  readonly origin: ErrorOrigin;
+  /** The host of the server the request was for (`URL.host`; the target, not the proxy), or `''` when unknown. */
+  readonly host: string;
+  constructor(message = 'Connection error.', options?: ConnectionFailure) {
+    super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
+    this.code = options?.code ?? 'connection';
+    this.origin = options?.origin ?? 'api';
+    this.host = options?.host ?? '';
   }
 }
 
-/** An attempt took longer than `timeout`, including a body that stalled after the headers. */
+/** An attempt took longer than `timeout`, or a body sent nothing for its idle limit. `code` is `'timeout'`. */
 export class APIConnectionTimeoutError extends APIConnectionError {
   override name = 'APIConnectionTimeoutError';
-  constructor(message = 'Request timed out.', options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message = 'Request timed out.', options?: Omit<ConnectionFailure, 'code'>) {
+    super(message, { ...options, code: 'timeout' });
   }
 }
 

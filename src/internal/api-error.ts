@@ -1,5 +1,5 @@
 // An error answer as the SDK's typed `APIError`: its body parsed tolerantly, the key scrubbed from all of it.
-import { type APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
+import { APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
 import { type RawHeaders, requestId } from './headers.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { parseRetryAfter } from './retry.js';
@@ -74,14 +74,21 @@ function summarize(details: APIErrorDetail[]): string | undefined {
 /** Pass a streamed 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
 export async function throwForStatus(response: SentResponse, secret: string): Promise<SentResponse> {
   if (response.status < 300) return response;
-  throw apiError(response.status, response.headers, await readErrorText(response), secret);
+  throw apiError(response.status, response.headers, await readErrorText(response), secret, undefined, response.url.host);
 }
 
 /** What an endpoint adds to its error's message, from the answer's status and error body: advice the API's terms need. */
 export type ErrorAdvice = (status: number, code: string | undefined, message: string | undefined) => string | undefined;
 
 /** The typed APIError for an error response; `advice` is the endpoint's (APIRequest.advice). */
-export function apiError(status: number, rawHeaders: RawHeaders, text: string, secret: string, advice?: ErrorAdvice): APIError {
+export function apiError(
+  status: number,
+  rawHeaders: RawHeaders,
+  text: string,
+  secret: string,
+  advice?: ErrorAdvice,
+  host?: string,
+): APIError {
   const { body, code, message, details } = parseErrorBody(text, secret);
   const headers = redactHeaders(rawHeaders, secret);
   const id = requestId(headers);
@@ -90,7 +97,30 @@ export function apiError(status: number, rawHeaders: RawHeaders, text: string, s
   const advised = advice?.(status, code, message);
   if (advised) summary += ` (${advised})`;
   if (id) summary += ` [request id ${id}]`;
-  const error = new ErrorClass({ status, message: summary, code, requestId: id, headers, body, details });
+  const error = new ErrorClass({ status, message: summary, code, requestId: id, headers, body, details, host });
   if (error instanceof RateLimitError) error.retryAfter = parseRetryAfter(headers['retry-after']);
   return error;
+}
+
+/** What a file host's answer to a signed address means: the error's `code` and the message's reason. */
+const FILE_HOST_ANSWERS: Record<number, [code: string, status: string, reason: string]> = {
+  403: ['file_forbidden', '403 Forbidden', 'the host refused it (expired, or not valid for this request)'],
+  404: ['file_not_found', '404 Not Found', 'there is no file there'],
+  410: ['file_expired', '410 Gone', 'the signed download address has expired'],
+};
+
+/**
+ * The plain APIError (never a status subclass: the video itself is fine) for a file host's error `response`, its body
+ * dropped unread (an error page of the host's, not the API's). The message names the host and the address without
+ * its query, which holds the signature.
+ */
+export function fileHostError(response: SentResponse, secret: string): APIError {
+  response.release();
+  const { status, url } = response;
+  const headers = redactHeaders(response.headers, secret);
+  const id = requestId(headers);
+  const [code, answered, reason] = FILE_HOST_ANSWERS[status] ?? [undefined, String(status), undefined];
+  const address = `the signed address ${url.origin}${url.pathname}`;
+  const message = `The file host ${url.host} answered ${answered} for ${address}${reason ? `: ${reason}` : ''}.${id ? ` [request id ${id}]` : ''}`;
+  return new APIError({ status, message, code, requestId: id, headers, body: undefined, origin: 'file-host', host: url.host });
 }

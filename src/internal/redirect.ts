@@ -1,18 +1,29 @@
 import type { Dispatcher } from 'undici';
-import { AvatarVideoError } from '../errors.js';
+import { AvatarVideoError, type ErrorOrigin } from '../errors.js';
 import { header, safeHeaders } from './headers.js';
 import { type SentResponse, send } from './send.js';
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 
+/** Whether an answer is a redirect the SDK follows. */
+export const isRedirect = (status: number) => REDIRECT_STATUS.has(status);
+
+/** One hop's request, wrapped by the caller (traced, its error answer thrown): `site` says whose server `url` is. */
+export type Hop = (url: URL, site: ErrorOrigin, send: () => Promise<SentResponse>) => Promise<SentResponse>;
+
 export interface FollowOptions {
   dispatcher: Dispatcher;
   /** Headers for the first hop, credentials included. */
   headers: Record<string, string>;
   timeout: number;
+  /** Milliseconds a body may send nothing before it is given up; `timeout` when unset. */
+  idleTimeout?: number | undefined;
   signal?: AbortSignal | undefined;
   secret: string;
+  /** The API's origin: any other is a file host's. */
+  apiOrigin: string;
+  hop: Hop;
 }
 
 /**
@@ -30,11 +41,21 @@ export async function followRedirects(
   let url = start;
   let headers = options.headers;
   for (let hop = 0; ; hop++) {
-    const { dispatcher, timeout, signal, secret } = options;
+    const { dispatcher, timeout, idleTimeout, signal, secret } = options;
+    const site = url.origin === options.apiOrigin ? 'api' : 'file-host';
     // A fresh copy of the headers per hop: a dispatcher may add to them (ProxyAgent sets `host`, which must not
     // follow us to the next origin).
-    const path = url.pathname + url.search;
-    const response = await send(dispatcher, { origin: url.origin, path, method: 'GET', headers: { ...headers }, timeout, signal }, secret);
+    const attempt = {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'GET',
+      headers: { ...headers },
+      timeout,
+      idleTimeout,
+      signal,
+      site,
+    } as const;
+    const response = await options.hop(url, site, () => send(dispatcher, attempt, secret));
     const next = await redirectTarget(response, url, hop);
     if (!next) return { response };
     if (next.origin !== url.origin) {
@@ -47,7 +68,7 @@ export async function followRedirects(
 
 /** The checked address a redirect response points to (its body released), or undefined for any other response. */
 async function redirectTarget(response: SentResponse, url: URL, hop: number): Promise<URL | undefined> {
-  if (!REDIRECT_STATUS.has(response.status)) return undefined;
+  if (!isRedirect(response.status)) return undefined;
   response.release();
   const location = header(response.headers, 'location');
   if (!location) throw new AvatarVideoError(`Redirect ${response.status} from ${url.pathname} has no Location header.`);

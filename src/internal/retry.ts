@@ -1,4 +1,4 @@
-import { APIConnectionError, type APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
+import { APIConnectionError, type APIError, APIUserAbortError, AvatarVideoError, type ConnectionProblem } from '../errors.js';
 import { sleep } from './sleep.js';
 
 // The request retry policy: what a failed request may repeat, and the delays (request retries, the wait's backoff
@@ -11,6 +11,9 @@ export type RequestKind = 'read' | 'create';
 
 const RETRYABLE_READ_STATUS = new Set([408, 409, 429]);
 
+/** Connection failures no retry can fix: a certificate to trust, a port that speaks no TLS, a proxy's refusal. */
+const NOT_RETRIED: ReadonlySet<ConnectionProblem> = new Set(['tls_certificate', 'tls_protocol', 'proxy_auth', 'proxy_refused']);
+
 /** Connection errors raised before any byte of the request left (refused, DNS, connect timeout): send.ts adds them. */
 export const unsent = new WeakSet<Error>();
 
@@ -18,7 +21,7 @@ export const unsent = new WeakSet<Error>();
 export function isRetryable(kind: RequestKind, error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false;
   // A timeout is a connection error too.
-  if (error instanceof APIConnectionError) return kind === 'read' || unsent.has(error);
+  if (error instanceof APIConnectionError) return !NOT_RETRIED.has(error.code) && (kind === 'read' || unsent.has(error));
   const status = (error as Partial<APIError> | undefined)?.status;
   if (typeof status !== 'number') return false;
   if (kind === 'create') return status === 429 || status === 503;

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError } from '../errors.js';
+import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, type ErrorOrigin } from '../errors.js';
+import { describeServer, diagnose, proxyOf } from './connection-problem.js';
 import { header, type RawHeaders } from './headers.js';
 import { scrub } from './redact.js';
 import { unsent } from './retry.js';
@@ -18,6 +19,10 @@ export interface Attempt {
   body?: Readable | undefined;
   /** Milliseconds for the whole exchange (`exchange`), or until the headers, then each idle gap in the body (`send`). */
   timeout: number;
+  /** Milliseconds a streamed body may send nothing before it is given up (`send`); `timeout` when unset. */
+  idleTimeout?: number | undefined;
+  /** Which server this is, for errors: the API (the default) or the file host a content redirect led to. */
+  site?: ErrorOrigin | undefined;
   signal?: AbortSignal | undefined;
   /** The signal stops the request only until its body is sent whole (a create: the answer may name a paid job). */
   abortsUntilSent?: boolean | undefined;
@@ -48,8 +53,8 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** undici's options for an attempt: its idle timeouts (headers, body) are the attempt's timeout too. */
-function options({ origin, path, method, headers, body, timeout }: Attempt) {
-  return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: timeout };
+function options({ origin, path, method, headers, body, timeout, idleTimeout }: Attempt) {
+  return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: idleTimeout ?? timeout };
 }
 
 /** One request under its timer and the caller's signal, then its answer. */
@@ -59,6 +64,7 @@ class Exchange {
   headers: RawHeaders = {};
   body!: Readable;
   readonly #attempt: Attempt;
+  readonly #dispatcher: Dispatcher;
   readonly #secret: string;
   readonly #timer: NodeJS.Timeout;
   readonly #onAbort: (() => void) | undefined;
@@ -69,8 +75,9 @@ class Exchange {
   #committed = false;
   #settled = false;
 
-  constructor(attempt: Attempt, secret: string, onStop: (reason: Error) => void) {
+  constructor(attempt: Attempt, dispatcher: Dispatcher, secret: string, onStop: (reason: Error) => void) {
     this.#attempt = attempt;
+    this.#dispatcher = dispatcher;
     this.#secret = secret;
     this.#onStop = onStop;
     const { signal, timeout } = attempt;
@@ -127,13 +134,25 @@ class Exchange {
     if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
     if (signal?.aborted && !this.#committed) return userAbort(signal);
     const code = errorCode(error);
-    const detail = scrub(error instanceof Error ? error.message : String(error), this.#secret);
-    const result =
-      this.#timedOut || (code && TIMED_OUT.has(code))
-        ? new APIConnectionTimeoutError(`Request timed out (${detail}).`, { cause: error })
-        : new APIConnectionError(`Connection error: ${detail}${code ? ` (${code})` : ''}.`, { cause: error });
+    const result = this.#connectionError(error, code);
     if (code && NOT_SENT.has(code)) unsent.add(result);
     return result;
+  }
+
+  /** The typed connection error: its kind (a certificate, a proxy...), where it happened and why. */
+  #connectionError(error: unknown, code: string | undefined): APIConnectionError {
+    const target = new URL(this.#attempt.origin);
+    const where = { origin: this.#attempt.site ?? 'api', host: target.host, cause: error } as const;
+    const known = diagnose(error, { ...where, proxy: proxyOf(this.#dispatcher, target) });
+    if (known) return new APIConnectionError(scrub(known.message, this.#secret), { ...where, code: known.code });
+    const detail = scrub(error instanceof Error ? error.message : String(error), this.#secret);
+    const at = where.origin === 'file-host' ? ` at ${describeServer(where.origin, where.host)}` : '';
+    if (code === 'UND_ERR_BODY_TIMEOUT' && !this.#timedOut) {
+      const idle = this.#attempt.idleTimeout ?? this.#attempt.timeout;
+      return new APIConnectionTimeoutError(`The answer's body stalled${at}: no data for ${idle} ms.`, where);
+    }
+    if (this.#timedOut || (code && TIMED_OUT.has(code))) return new APIConnectionTimeoutError(`Request timed out${at} (${detail}).`, where);
+    return new APIConnectionError(`Connection error${at}: ${detail}${code ? ` (${code})` : ''}.`, where);
   }
 }
 
@@ -148,7 +167,7 @@ export function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): 
       reject(sent.fail(error));
     };
     const abort = new AbortController();
-    const sent = new Exchange(attempt, secret, (reason) => {
+    const sent = new Exchange(attempt, dispatcher, secret, (reason) => {
       abort.abort(reason);
       fail(reason);
     });
@@ -201,7 +220,7 @@ export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: strin
       guard.done();
       reject(guard.fail(error));
     };
-    const guard = new Exchange(attempt, secret, (reason) => {
+    const guard = new Exchange(attempt, dispatcher, secret, (reason) => {
       controller?.abort(reason);
       fail(reason);
     });

@@ -1,15 +1,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics_channel from 'node:diagnostics_channel';
+import type { ErrorOrigin } from '../errors.js';
 
 // The tracing mechanism (node:diagnostics_channel) and the request channel. Payloads hold no key, no URL and no body:
-// method, path template, counts and ids only. With nobody subscribed, nothing is built or published. What the
+// method, path template, host, counts and ids only. With nobody subscribed, nothing is built or published. What the
 // operations around requests are (jobs, downloads, batch items) is lib/tracing.ts's to say.
 
-/** `avatar-video:request`: one attempt of an API request. */
+/** The route of a request to the file host: its address is signed, so it is never published. */
+export const FILE_ROUTE = '{file}';
+
+/** `avatar-video:request`: one attempt of an API request, or one request of a download (each redirect hop its own). */
 export interface RequestTrace {
   method: 'GET' | 'POST';
-  /** The API path as a template, ids left out: `/v1/videos/{id}`. */
+  /** The API path as a template, ids left out: `/v1/videos/{id}`; `{file}` for the file host's signed address. */
   route: string;
+  /** Whose server: `'api'`, or `'file-host'` (where a content redirect pointed to). */
+  origin: ErrorOrigin;
+  /** The server's `URL.host`, e.g. `api.example.com` or `cdn.example.com`: never a path or query. */
+  host: string;
   /** 1 for the first try, 2 for the first retry... */
   attempt: number;
   /** The HTTP status, once answered (undefined when the connection failed). */
@@ -56,16 +64,18 @@ export function currentScope(): object | undefined {
   return current.getStore();
 }
 
-/** Run one attempt of an API request, traced when subscribed. */
+/** Which request is traced: its method, route template and server, and its attempt. */
+export type RequestSite = Pick<RequestTrace, 'method' | 'route' | 'origin' | 'host' | 'attempt'>;
+
+/** Run one attempt of a request, traced when subscribed. */
 export function traceRequest<T extends { status: number; headers: unknown }>(
-  method: RequestTrace['method'],
-  route: string,
-  attempt: number,
+  site: RequestSite,
   call: () => Promise<T>,
   answered: (headers: T['headers']) => string | undefined,
 ): Promise<T> {
   if (!requests.hasSubscribers) return call();
-  const trace: RequestTrace = { method, route, attempt, job: current.getStore() };
+  const { method, route, origin, host, attempt } = site;
+  const trace: RequestTrace = { method, route, origin, host, attempt, job: current.getStore() };
   return traced(requests, trace, async () => {
     try {
       const answer = await call();

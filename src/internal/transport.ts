@@ -1,18 +1,18 @@
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
-import { AvatarVideoError, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
+import { AvatarVideoError, type ErrorOrigin, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues, type Schema } from '../schemas.js';
-import { apiError, throwForStatus } from './api-error.js';
+import { apiError, fileHostError, throwForStatus } from './api-error.js';
 import { type Answer, APIPromise } from './api-promise.js';
 import { type RawHeaders, requestId, safeHeaders } from './headers.js';
 import { lazyRequire } from './lazy.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
-import { followRedirects } from './redirect.js';
+import { followRedirects, isRedirect } from './redirect.js';
 import type { APIRequest, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
 import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
-import { traceRequest } from './tracing.js';
+import { FILE_ROUTE, traceRequest } from './tracing.js';
 
 const undici = lazyRequire<typeof Undici>('undici');
 
@@ -33,8 +33,13 @@ export interface TransportOptions {
   maxRetryDelay: number;
 }
 
-/** Per-call settings of a streamed GET. */
-export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
+/** Per-call settings of a streamed GET: its attempt number under the read retries, its body's idle limit. */
+export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'> & {
+  /** Milliseconds the body may send nothing before it is given up; `timeout` when unset. */
+  idleTimeout?: number | undefined;
+  /** Which try of the call this is, for the trace (1 when unset). */
+  attempt?: number | undefined;
+};
 
 /**
  * @internal The one HTTP path of the SDK, owned by the client: auth headers, retries, redirects that drop the key
@@ -47,6 +52,8 @@ export class Transport {
   readonly #maxRetries: number;
   readonly #apiKey: string;
   readonly #origin: string;
+  /** The API's `URL.host`, for errors and traces. */
+  readonly #host: string;
   /** The base URL's path, ending with '/': API paths (`v1/...`, already encoded) are appended to it. */
   readonly #basePath: string;
   /** Headers of every API request, built once (each request copies them). */
@@ -63,6 +70,7 @@ export class Transport {
   constructor(options: TransportOptions) {
     const base = new URL(options.baseURL);
     this.#origin = base.origin;
+    this.#host = base.host;
     this.#basePath = base.pathname;
     this.timeout = options.timeout;
     this.#maxRetries = options.maxRetries;
@@ -111,8 +119,9 @@ export class Transport {
   /** A JSON request: auth, retries, error mapping, a bounded read, parsing and validation. */
   request<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions = {}): Promise<Answer<T>> {
     const route = `/${request.route ?? request.path}`;
+    const site = { method: request.method, route, origin: 'api', host: this.#host } as const;
     return this.withRetries(request.kind, options, (attempt) =>
-      traceRequest(request.method, route, attempt, () => this.#attempt(request, schema, options, attempt), requestId),
+      traceRequest({ ...site, attempt }, () => this.#attempt(request, schema, options, attempt), requestId),
     );
   }
 
@@ -127,27 +136,43 @@ export class Transport {
     return withRetries(kind, settings, attempt);
   }
 
-  /** One streamed GET (no retries), following redirects; the key goes only to the API's origin. */
-  async get(url: URL, options: StreamOptions = {}): Promise<SentResponse> {
-    const { response } = await followRedirects(url, this.#follow(url, options));
-    return throwForStatus(response, this.#apiKey);
+  /**
+   * One streamed GET (no retries), following redirects; the key goes only to the API's origin. `route` is the API
+   * path's template (`v1/videos/{id}/content`), for the trace of each hop on the API's origin.
+   */
+  async get(url: URL, route: string, options: StreamOptions = {}): Promise<SentResponse> {
+    const { response } = await followRedirects(url, this.#follow(url, route, options));
+    return response;
   }
 
   /** One GET of the API `url` that returns the first address off the API's origin, unrequested, with its redirect. */
-  async resolveRedirect(url: URL, options: StreamOptions = {}): Promise<Answer<string>> {
-    const { response, offOrigin } = await followRedirects(url, this.#follow(url, options), true);
+  async resolveRedirect(url: URL, route: string, options: StreamOptions = {}): Promise<Answer<string>> {
+    const { response, offOrigin } = await followRedirects(url, this.#follow(url, route, options), true);
     if (offOrigin) return { data: offOrigin.href, status: response.status, headers: response.headers };
-    await throwForStatus(response, this.#apiKey);
     response.release();
     throw new AvatarVideoError(`${url.pathname} answered ${response.status} without redirecting to a file address.`);
   }
 
-  #follow(url: URL, options: StreamOptions) {
+  #follow(url: URL, route: string, options: StreamOptions) {
     // Off the API's origin (a resume straight at the file host) the key stays home, as on a redirect.
     const base = url.origin === this.#origin ? this.#headers : safeHeaders(this.#headers);
     const headers = options.headers ? { ...base, ...safeHeaders(options.headers) } : base;
     const timeout = options.timeout ?? this.timeout;
-    return { dispatcher: this.#pool(), headers, timeout, signal: options.signal, secret: this.#apiKey };
+    const attempt = options.attempt ?? 1;
+    // Each hop is a request of its own on the trace; an error answer (not a redirect) is thrown inside it.
+    const hop = (at: URL, origin: ErrorOrigin, send: () => Promise<SentResponse>) => {
+      const site = { method: 'GET', route: origin === 'api' ? `/${route}` : FILE_ROUTE, origin, host: at.host, attempt } as const;
+      return traceRequest(site, () => send().then((response) => this.#checked(response, origin)), requestId);
+    };
+    const { signal, idleTimeout } = options;
+    return { dispatcher: this.#pool(), headers, timeout, idleTimeout, signal, secret: this.#apiKey, apiOrigin: this.#origin, hop };
+  }
+
+  /** A streamed answer that is a success or a redirect; else its typed error (a file host's is plain, its body dropped). */
+  async #checked(response: SentResponse, origin: ErrorOrigin): Promise<SentResponse> {
+    if (response.status < 300 || isRedirect(response.status)) return response;
+    if (origin === 'file-host') throw fileHostError(response, this.#apiKey);
+    return throwForStatus(response, this.#apiKey);
   }
 
   async #attempt<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions, attempt: number) {
@@ -172,7 +197,7 @@ export class Transport {
       abortsUntilSent: request.kind === 'create',
     };
     const answer = await exchange(this.#pool(), sent, this.#apiKey);
-    if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey, request.advice);
+    if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey, request.advice, this.#host);
     if (this.#debug) {
       const id = requestId(answer.headers);
       this.logger.debug(`${answer.status} ${path} in ${Math.round(performance.now() - started)} ms${id ? ` [${id}]` : ''}`);

@@ -10,6 +10,7 @@ import { retryDelay } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
 import type { Endpoints, StreamedAnswer } from './endpoints.js';
+import { namingJob, nextCall } from './job-error.js';
 import { checkWholeMp4 } from './media/isobmff.js';
 import { ByteReader } from './media/reader.js';
 import { type DownloadTrace, traceDownload } from './tracing.js';
@@ -21,6 +22,15 @@ export interface DownloadProgress {
   total: number | undefined;
 }
 
+/**
+ * A download's body that sends nothing for a quarter of the request's `timeout`, and at most this long, is given up
+ * and resumed: a stalled file host costs seconds, not the whole timeout.
+ */
+export const MAX_BODY_IDLE = 15_000;
+
+/** How long a download's body may send nothing before it is given up and resumed. */
+export const bodyIdleLimit = (timeout: number) => Math.min(MAX_BODY_IDLE, Math.ceil(timeout / 4));
+
 export interface DownloadOptions extends Pick<RequestOptions, 'signal' | 'timeout' | 'maxRetries'> {
   /** The bytes saved so far and the file's size, after each chunk is written; keep it cheap. @default undefined */
   onDownloadProgress?: ((progress: DownloadProgress) => void) | undefined;
@@ -29,7 +39,8 @@ export interface DownloadOptions extends Pick<RequestOptions, 'signal' | 'timeou
   /**
    * How many times in a row a failed transfer (a dropped or stalled body, an answer that is not the video)
    * may be tried again without getting further than before; a transfer that brings new bytes resets the
-   * count. 0 turns resuming and restarting off.
+   * count. 0 turns resuming and restarting off. A body counts as stalled once it sends nothing for a quarter of
+   * `timeout`, at most 15 s (with the default 60 s `timeout`, 15 s).
    * @default 5
    */
   maxResumes?: number | undefined;
@@ -69,10 +80,12 @@ interface Transfer {
   requestId?: string | undefined;
   /** The download's trace payload, whose counts `transfer` keeps. */
   readonly trace: DownloadTrace;
+  /** The failure the next answer goes on from, logged once that answer shows a resume or a restart. */
+  setback?: AvatarVideoError | undefined;
 }
 
 /** What a download uses of the endpoints. */
-type DownloadPort = Pick<Endpoints, 'retrieve' | 'openContent' | 'openFile' | 'retryingReads' | 'logger' | 'maxRetryDelay'>;
+type DownloadPort = Pick<Endpoints, 'retrieve' | 'openContent' | 'openFile' | 'retryingReads' | 'logger' | 'timeout' | 'maxRetryDelay'>;
 
 /** @internal Use `client.videos.download`. */
 export async function downloadVideo(
@@ -110,8 +123,14 @@ async function saveVideo(
       return { path, bytes: file.size, contentType: state.contentType };
     });
   } catch (error) {
-    throw diskError(error, path);
+    throw diskError(atFileHost(error, id), path);
   }
+}
+
+/** A file host's failure names the video (paid for, and COMPLETE) and the call that saves it. */
+function atFileHost(error: unknown, id: string): unknown {
+  const fileHost = (error instanceof APIError || error instanceof APIConnectionError) && error.origin === 'file-host';
+  return fileHost ? namingJob(error, id, nextCall(id, 'complete')) : error;
 }
 
 /** Fill the file with the video's bytes: resume a dropped transfer when the first answer proved the file, else start over. */
@@ -127,10 +146,7 @@ async function transfer(state: Transfer): Promise<void> {
       setbacks = 0;
     }
     if (++setbacks > maxResumes) throw failure;
-    const how = state.proof ? `resuming at byte ${state.file.size}` : 'starting over';
-    if (state.proof) state.trace.resumes++;
-    else state.trace.restarts++;
-    state.api.logger.info(`download of video ${state.id}: ${failure.message}; ${how}`);
+    state.setback = failure;
     // The first try after progress goes at once; repeated ones back off like request retries.
     if (setbacks > 1) {
       const delay = retryDelay(setbacks - 1, undefined, { maxRetryDelay: state.api.maxRetryDelay }) ?? 0;
@@ -159,13 +175,31 @@ async function pass(state: Transfer): Promise<AvatarVideoError | undefined> {
   return new APIConnectionError(`The response ended at byte ${state.file.size} of ${state.total}.`);
 }
 
+/** Tell the log how the transfer goes on after its last setback, once the answer shows it; count it on the trace. */
+function goOn(state: Transfer, resumed: boolean): void {
+  const { setback } = state;
+  if (!setback) return;
+  state.setback = undefined;
+  if (resumed) state.trace.resumes++;
+  else state.trace.restarts++;
+  const reason = /[.!?]$/.test(setback.message) ? setback.message : `${setback.message}.`;
+  const how = resumed
+    ? `Resuming at byte ${state.file.size}.`
+    : state.file.size > 0
+      ? 'The file host sent the whole file again: restarting from byte 0.'
+      : 'Restarting from byte 0.';
+  state.api.logger.info(`download of video ${state.id}: ${reason} ${how}`);
+}
+
 /** Open the content: from the API without a proof, else straight from the file's address with a guarded range. */
 function open(state: Transfer): Promise<StreamedAnswer> {
   const { api, options, proof } = state;
   const { timeout, signal } = options;
-  return api.retryingReads(options, async () => {
-    if (!proof) return api.openContent(state.id, { timeout, signal });
-    const guarded = { timeout, signal, headers: { range: `bytes=${state.file.size}-`, 'if-range': proof.validator } };
+  const idleTimeout = bodyIdleLimit(timeout ?? api.timeout);
+  return api.retryingReads(options, async (attempt) => {
+    if (!proof) return api.openContent(state.id, { timeout, idleTimeout, signal, attempt });
+    const range = { range: `bytes=${state.file.size}-`, 'if-range': proof.validator };
+    const guarded = { timeout, idleTimeout, signal, attempt, headers: range };
     try {
       return await api.openFile(proof.url, guarded);
     } catch (error) {
@@ -201,9 +235,11 @@ async function accept(response: StreamedAnswer, state: Transfer): Promise<void> 
       throw broken(`Content-Range ${JSON.stringify(range)} does not continue byte ${state.file.size} of ${state.proof.total}`);
     }
     state.proof.url = response.url;
+    goOn(state, true);
     return;
   }
   if (response.status !== 200) throw broken(`unexpected ${response.status} answer`);
+  goOn(state, false);
   if (state.file.size > 0) await state.file.truncate();
   const length = Number(header(response.headers, 'content-length'));
   const total = Number.isSafeInteger(length) && length >= 0 ? length : undefined;

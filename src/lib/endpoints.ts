@@ -50,8 +50,13 @@ export interface StreamedAnswer {
   release(): void;
 }
 
-/** Per-call settings of a streamed GET. */
-export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'>;
+/** Per-call settings of a streamed GET: its attempt number under the read retries, its body's idle limit. */
+export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal'> & {
+  /** Milliseconds the body may send nothing before it is given up; `timeout` when unset. */
+  idleTimeout?: number | undefined;
+  /** Which try of the call this is, for the trace (1 when unset). */
+  attempt?: number | undefined;
+};
 
 /**
  * @internal The one port the workflows of lib/ take: the endpoints of `/v1/videos` (implemented by the resource,
@@ -77,6 +82,6 @@ export interface Endpoints {
   openFile(url: URL, options: StreamOptions): Promise<StreamedAnswer>;
   /** The signed address of video `id`'s file, its redirect resolved (with the read retries). */
   contentURL(id: string, options: RequestOptions): Promise<Answer<string>>;
-  /** Run `attempt` under the read retries, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
-  retryingReads<R>(options: RequestOptions, attempt: () => Promise<R>): Promise<R>;
+  /** Run `attempt` (numbered from 1) under the read retries, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
+  retryingReads<R>(options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R>;
 }

@@ -82,7 +82,7 @@ export class VideoEndpoints implements Endpoints {
 
   /** `GET /v1/videos/{id}/content` as a stream, with the read retries. */
   async content(id: string, options: RequestOptions): Promise<Answer<VideoContent>> {
-    const response = await this.retryingReads(options, () => this.openContent(id, options));
+    const response = await this.retryingReads(options, (attempt) => this.openContent(id, { ...options, attempt }));
     const length = Number(header(response.headers, 'content-length'));
     const data = {
       body: contentBody(response),
@@ -94,18 +94,20 @@ export class VideoEndpoints implements Endpoints {
   }
 
   openContent(id: string, options: StreamOptions): Promise<StreamedAnswer> {
-    return this.#transport.get(this.#contentAddress(id), contentRequest(options));
+    return this.#transport.get(this.#contentAddress(id), CONTENT_ROUTE, contentRequest(options));
   }
 
   openFile(url: URL, options: StreamOptions): Promise<StreamedAnswer> {
-    return this.#transport.get(url, contentRequest(options));
+    return this.#transport.get(url, CONTENT_ROUTE, contentRequest(options));
   }
 
   contentURL(id: string, options: RequestOptions): Promise<Answer<string>> {
-    return this.retryingReads(options, () => this.#transport.resolveRedirect(this.#contentAddress(id), contentRequest(options)));
+    return this.retryingReads(options, (attempt) =>
+      this.#transport.resolveRedirect(this.#contentAddress(id), CONTENT_ROUTE, contentRequest({ ...options, attempt })),
+    );
   }
 
-  retryingReads<R>(options: RequestOptions, attempt: () => Promise<R>): Promise<R> {
+  retryingReads<R>(options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
     return this.#transport.withRetries('read', options, attempt);
   }
 
@@ -115,7 +117,10 @@ export class VideoEndpoints implements Endpoints {
   }
 }
 
+/** The content endpoint's route template, for traces. */
+const CONTENT_ROUTE = 'v1/videos/{id}/content';
+
 /** A streamed GET of a video's file with the call's options: it asks for an MP4. */
-function contentRequest(options: StreamOptions): StreamOptions {
-  return { headers: { ...options.headers, accept: 'video/mp4, */*' }, timeout: options.timeout, signal: options.signal };
+function contentRequest({ headers, timeout, idleTimeout, signal, attempt }: StreamOptions): StreamOptions {
+  return { headers: { ...headers, accept: 'video/mp4, */*' }, timeout, idleTimeout, signal, attempt };
 }

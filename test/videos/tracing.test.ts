@@ -1,6 +1,7 @@
 /**
  * The tracing channels' payloads (src/internal/tracing.ts) for one `generate` whose create is answered 429 once and
- * whose download is cut mid-way and resumed, asserted in full: no key, no signed address.
+ * whose download is cut mid-way and resumed, asserted in full: the content request, its redirect and each file-host
+ * exchange included, with no key and no signed address.
  */
 import diagnostics_channel from 'node:diagnostics_channel';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -84,8 +85,19 @@ it('publishes a generate with one 429 and one resumed download, in full, with no
   expect(host.requests).toHaveLength(2);
 
   const job = { operation: 'generate', videoId: 'vid_1', outcome: 'COMPLETE', polls: 1, jobLimit: 2 };
-  const request = (method: string, route: string, attempt: number, status: number, requestId: string) =>
-    expect.objectContaining({ method, route, attempt, status, requestId, job: expect.objectContaining(job) });
+  const apiHost = new URL(api.url).host;
+  const fileHost = new URL(host.url).host;
+  const request = (method: string, route: string, attempt: number, status: number, requestId: string | undefined, at = apiHost) =>
+    expect.objectContaining({
+      method,
+      route,
+      origin: at === apiHost ? 'api' : 'file-host',
+      host: at,
+      attempt,
+      status,
+      requestId,
+      job: expect.objectContaining(job),
+    });
   const throttled = seen.find((s) => s.channel === 'request' && s.event === 'error')?.payload;
   expect(throttled?.error).toBeInstanceOf(RateLimitError);
   // diagnostics_channel sets `result` (undefined: tracing.ts keeps answers out) or `error` on each payload.
@@ -96,6 +108,12 @@ it('publishes a generate with one 429 and one resumed download, in full, with no
   const second = request('POST', '/v1/videos', 1, 201, 'req_create');
   const poll = request('GET', '/v1/videos/{id}', 1, 200, 'req_poll');
   const download = { videoId: 'vid_1', bytes: BODY.length, resumes: 1, restarts: 0, job: expect.objectContaining(job) };
+  // The download: the content request's redirect, the file host's first (cut) answer, the resume straight at the host.
+  const content = request('GET', '/v1/videos/{id}/content', 1, 302, undefined);
+  const file = request('GET', '{file}', 1, 200, undefined, fileHost);
+  const resume = request('GET', '{file}', 1, 206, undefined, fileHost);
+  const traced = (payload: unknown) =>
+    ['start', 'end', 'asyncStart', 'asyncEnd'].map((event) => ['request', event, payload] as [string, string, unknown]);
   expect(payloads).toEqual([
     // `end` follows `start` at once: it marks the synchronous part of a traced promise.
     ['job', 'start', expect.objectContaining(job)],
@@ -115,6 +133,9 @@ it('publishes a generate with one 429 and one resumed download, in full, with no
     ['request', 'asyncEnd', poll],
     ['download', 'start', download],
     ['download', 'end', download],
+    ...traced(content),
+    ...traced(file),
+    ...traced(resume),
     ['download', 'asyncStart', download],
     ['download', 'asyncEnd', download],
     ['job', 'asyncStart', expect.objectContaining(job)],
@@ -126,7 +147,10 @@ it('publishes a generate with one 429 and one resumed download, in full, with no
   ];
   expect(keys('job')).toEqual(['jobLimit,operation,outcome,polls,videoId']);
   expect(keys('download')).toEqual(['bytes,job,restarts,resumes,videoId']);
-  expect(keys('request').sort()).toEqual(['attempt,error,job,method,requestId,route,status', 'attempt,job,method,requestId,route,status']);
+  expect(keys('request').sort()).toEqual([
+    'attempt,error,host,job,method,origin,requestId,route,status',
+    'attempt,host,job,method,origin,requestId,route,status',
+  ]);
   const text = inspect(seen, { depth: 8 });
   expect(text).not.toContain(KEY);
   expect(text).not.toContain('sig=');
