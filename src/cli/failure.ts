@@ -45,7 +45,7 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
   const details: Record<string, unknown> = {};
   if (error instanceof APIError) Object.assign(details, { status: error.status, code: error.code, requestId: error.requestId });
   // What kind of connection failure (proxy_auth, tls_certificate, ...), for scripts reading --json.
-  if (error instanceof APIConnectionError && 'code' in error) details.code = error.code;
+  if (error instanceof APIConnectionError) details.code = error.code;
   if (error instanceof ResponseValidationError) Object.assign(details, { requestId: error.requestId, problems: error.problems });
   if (error instanceof VideoFailedError) Object.assign(details, { code: error.code, videoId: error.video.id });
   if (error instanceof VideoCancelledError || error instanceof VideoNotReadyError) details.videoId = error.video.id;

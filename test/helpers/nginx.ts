@@ -22,6 +22,8 @@ export interface NginxSite {
   root?: string;
   /** ...or pass every request on to this address (e.g. the mock's `http://127.0.0.1:<port>`). */
   proxyPass?: string;
+  /** Offer HTTP/2 (ALPN) beside HTTP/1.1. @default false */
+  http2?: boolean;
 }
 
 /** One line of the access log. Fields nginx had no value for read `-`. */
@@ -29,6 +31,8 @@ export interface NginxLogLine {
   /** The client's port: the connection the request came over. */
   remotePort: number;
   request: string;
+  /** HTTP/1.1 or HTTP/2.0 */
+  protocol: string;
   status: number;
   apiKey: string;
   range: string;
@@ -46,8 +50,8 @@ export interface Nginx {
   close(): Promise<void>;
 }
 
-const LOG_FORMAT = `'$remote_port "$request" $status key="$http_x_api_key" range="$http_range" if_range="$http_if_range"'`;
-const LINE = /^(\d+) "([^"]*)" (\d+) key="([^"]*)" range="([^"]*)" if_range="([^"]*)"$/;
+const LOG_FORMAT = `'$remote_port "$request" $server_protocol $status key="$http_x_api_key" range="$http_range" if_range="$http_if_range"'`;
+const LINE = /^(\d+) "([^"]*)" (\S+) (\d+) key="([^"]*)" range="([^"]*)" if_range="([^"]*)"$/;
 
 function config(dir: string, port: number, site: NginxSite): string {
   const where = site.root
@@ -70,7 +74,7 @@ http {
   default_type application/octet-stream;
   client_max_body_size 200m;
   server {
-    listen 127.0.0.1:${port} ssl;
+    listen 127.0.0.1:${port} ssl${site.http2 ? ' http2' : ''};
     ssl_certificate ${site.cert};
     ssl_certificate_key ${site.key};
     location / { ${where} }
@@ -123,8 +127,8 @@ function parseLog(text: string): NginxLogLine[] {
     .map((line) => {
       const match = LINE.exec(line);
       if (!match) throw new Error(`unexpected nginx log line: ${line}`);
-      const [, remotePort, request, status, apiKey, range, ifRange] = match.map(unescapeField);
-      return { remotePort: Number(remotePort), request, status: Number(status), apiKey, range, ifRange } as NginxLogLine;
+      const [, remotePort, request, protocol, status, apiKey, range, ifRange] = match.map(unescapeField);
+      return { remotePort: Number(remotePort), request, protocol, status: Number(status), apiKey, range, ifRange } as NginxLogLine;
     });
 }
 

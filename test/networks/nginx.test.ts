@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -74,9 +75,10 @@ function redirectContentTo(host: string, id = videoId, times = 1): void {
   mock.failNext({ method: 'GET', path: `/v1/videos/${id}/content` }, { status: 302, headers: { location }, times });
 }
 
-/** A client that trusts the run's CA through its dispatcher. */
-function trustingClient(options: { maxRetries?: number } = {}) {
-  const dispatcher = new Agent({ connect: { ca: certificates.ca } });
+/** A client that trusts the run's CA (beside the public ones) through its dispatcher, as the README shows. */
+function trustingClient(options: { maxRetries?: number } = {}, agent: { allowH2?: boolean } = {}) {
+  const ca = [...rootCertificates, certificates.ca];
+  const dispatcher = new Agent({ connect: { ca }, ...agent });
   const client = new AvatarVideo({ apiKey: KEY, baseURL: mock.baseURL, logLevel: 'off', dispatcher, ...options });
   closers.push(async () => {
     await client.close();
@@ -122,6 +124,19 @@ async function expectNoKeyIn(nginx: Nginx) {
     expect(JSON.parse(stdout)).toEqual({ ok: true, bytes: FILE.byteLength });
     expect(await sha256(output)).toBe(SHA256);
     await expectNoKeyIn(trusted);
+  });
+
+  it('downloads the exact file over HTTP/2 with allowH2, and over HTTP/1.1 without it', async () => {
+    const h2 = await startNginx(join(dir, 'h2'), { cert: certificates.cert, key: certificates.key, root: join(dir, 'files'), http2: true });
+    closers.push(() => h2.close());
+    for (const allowH2 of [true, false]) {
+      redirectContentTo(h2.url);
+      const output = join(dir, `h2-${allowH2}.mp4`);
+      await trustingClient({}, { allowH2 }).videos.download(videoId, output);
+      expect(await sha256(output)).toBe(SHA256);
+    }
+    expect((await h2.accessLog()).map((line) => line.protocol)).toEqual(['HTTP/2.0', 'HTTP/1.1']);
+    await expectNoKeyIn(h2);
   });
 
   it('resumes a transfer cut by the network with If-Range, and saves the exact file', async () => {

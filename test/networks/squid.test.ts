@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { ProxyAgent } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -104,7 +105,7 @@ const sha256 = async (path: string) =>
  * connections closed after it, so that squid logs its tunnels. Resolves to the page or the error.
  */
 async function listThrough(proxy: string): Promise<unknown> {
-  const dispatcher = new ProxyAgent({ uri: proxy, requestTls: { ca: certificates.ca } });
+  const dispatcher = new ProxyAgent({ uri: proxy, requestTls: { ca: [...rootCertificates, certificates.ca] } });
   const client = new AvatarVideo({ apiKey: KEY, baseURL: api.url, logLevel: 'off', dispatcher });
   try {
     return await client.videos.list({ limit: 1 }).catch((error: unknown) => error);
@@ -173,6 +174,22 @@ async function listThrough(proxy: string): Promise<unknown> {
     expect((error as Error).message).toContain(`127.0.0.1:${api.port}`);
     // A retry would be logged within moments of the first refusal.
     expect((await proxy.accessLogOf(2, 500)).map((line) => line.result)).toEqual(['TCP_DENIED/403']);
+  });
+
+  it('with proxyTunnel: false, an http:// address hands the proxy the key in clear (why the README says never)', async () => {
+    const proxy = await squid();
+    const dispatcher = new ProxyAgent({ uri: proxy.url, proxyTunnel: false });
+    const client = new AvatarVideo({ apiKey: KEY, baseURL: mock.baseURL, logLevel: 'off', dispatcher });
+    closers.push(async () => {
+      await client.close();
+      await dispatcher.close();
+    });
+    await client.videos.list({ limit: 1 });
+    const [line, ...more] = await proxy.accessLogOf(1);
+    expect(more).toEqual([]);
+    // squid logs the address without its query (strip_query_terms), and every header as the client sent it.
+    expect(line).toMatchObject({ method: 'GET', url: `${mock.baseURL}/v1/videos?` });
+    expect(line?.headers).toContain(KEY);
   });
 
   it("a private CA in the ProxyAgent's connect option is not used for the target: requestTls is", async () => {
