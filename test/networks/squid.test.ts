@@ -13,7 +13,7 @@ import { ProxyAgent } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { APIConnectionError, AvatarVideo } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
-import { spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 import { fakeMp4 } from '../helpers/fake-mp4.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, wav } from '../helpers/media.js';
@@ -163,6 +163,13 @@ async function listThrough(proxy: string): Promise<unknown> {
     expect((error as Error).message).toContain(`127.0.0.1:${proxy.port}`);
     // A retry would be logged within moments of the first refusal.
     expect((await proxy.accessLogOf(2, 500)).map((line) => line.result)).toEqual(['TCP_DENIED/407']);
+
+    // The CLI says the same with --proxy (refused before any TLS, so no CA is needed), and gives the code to scripts.
+    const cli = await runCli(['--json', '--proxy', proxy.url, '--base-url', api.url, 'list'], { env: { AVATAR_VIDEO_API_KEY: KEY } });
+    expect(cli.code).toBe(1);
+    expect(cli.json().error).toMatchObject({ type: 'APIConnectionError', code: 'proxy_auth' });
+    expect(cli.stderr).toContain(`The proxy 127.0.0.1:${proxy.port} refused`);
+    expect((await proxy.accessLogOf(3, 500)).map((line) => line.result)).toEqual(['TCP_DENIED/407', 'TCP_DENIED/407']);
     expect(await proxy.rawAccessLog()).not.toContain(KEY);
   });
 
