@@ -11,13 +11,14 @@ import {
   VideoNotReadyError,
   WaitTimeoutError,
 } from '../index.js';
+import { isLoopbackHost } from '../internal/loopback.js';
 import { messageWithoutAdvice } from '../lib/job-error.js';
 import { flagFor } from './flags.js';
 import { ExitCode, type Failure, type Session } from './session.js';
 import { type Problem, UsageError } from './usage-error.js';
 
 /** What the run knew when it failed: the service address in use, and the job followed (its error may not name it). */
-type FailureContext = Partial<Pick<Session, 'serviceAddress' | 'job'>>;
+type FailureContext = Partial<Pick<Session, 'serviceAddress' | 'job' | 'proxyInUse'>>;
 
 /**
  * Classify what a command threw. `interrupted` says Ctrl-C was pressed: whatever error the abort
@@ -43,6 +44,8 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
   const message = inCliTerms(known, context);
   const details: Record<string, unknown> = {};
   if (error instanceof APIError) Object.assign(details, { status: error.status, code: error.code, requestId: error.requestId });
+  // What kind of connection failure (proxy_auth, tls_certificate, ...), for scripts reading --json.
+  if (error instanceof APIConnectionError) details.code = error.code;
   if (error instanceof ResponseValidationError) Object.assign(details, { requestId: error.requestId, problems: error.problems });
   if (error instanceof VideoFailedError) Object.assign(details, { code: error.code, videoId: error.video.id });
   if (error instanceof VideoCancelledError || error instanceof VideoNotReadyError) details.videoId = error.video.id;
@@ -70,6 +73,8 @@ function inCliTerms(error: Error, context: FailureContext): string {
     return `${id ? `Video ${id}` : 'The video'} did not finish within ${+(error.waitTimeout / 1000).toFixed(3)} s (--wait-timeout; ${seen}); the job keeps running on the service.`;
   }
   const refused = error instanceof APIConnectionError ? refusedAddress(error) : undefined;
+  const proxy = error instanceof APIConnectionError ? context.proxyInUse : undefined;
+  if (proxy) return throughProxy(error, refused, proxy);
   if (refused !== undefined) {
     const service = context.serviceAddress
       ? ` (the service address, ${context.serviceAddress}, from --base-url or AVATAR_VIDEO_BASE_URL)`
@@ -78,6 +83,27 @@ function inCliTerms(error: Error, context: FailureContext): string {
   }
   // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).
   return messageWithoutAdvice(error);
+}
+
+/**
+ * A connection failure while a proxy was configured: a refusal by the proxy itself says so; anything else keeps the
+ * SDK's message (which names a proxy's refusal itself) and says which proxy was in use and how to bypass it.
+ */
+function throughProxy(error: Error, refused: string | undefined, proxy: { host: string; from: string }): string {
+  const named = `the proxy ${proxy.host} (from ${proxy.from})`;
+  if (refused !== undefined && sameAddress(refused, proxy.host)) {
+    return `Could not connect to ${named}: the connection was refused. Is the proxy running, and is its address right? (NO_PROXY lists hosts to reach directly.)`;
+  }
+  const message = messageWithoutAdvice(error);
+  return /proxy/i.test(message) ? message : `${message} (through ${named}; NO_PROXY lists hosts to reach directly)`;
+}
+
+/** Whether a refused `host:port` is the proxy's: the same host, or both on this machine, and the same port. */
+function sameAddress(refused: string, proxyHost: string): boolean {
+  if (refused === proxyHost) return true;
+  const [a, b] = [new URL(`http://${refused}`), new URL(`http://${proxyHost}`)];
+  const port = (url: URL) => url.port || '80';
+  return port(a) === port(b) && isLoopbackHost(a.hostname) && isLoopbackHost(b.hostname);
 }
 
 /** `host:port` of a refused connection, from the error's causes; undefined for any other failure. */

@@ -74,3 +74,28 @@ export function videoId(value: string): string {
   }
   return value;
 }
+
+/** A `--proxy` address: an http(s) URL, as `HTTPS_PROXY` takes it (credentials in it, e.g. `http://user:pass@proxy:3128`). */
+export function proxyUrl(value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new InvalidArgumentError('expected a proxy address such as http://proxy.internal:3128.');
+  }
+  return value;
+}
+
+/**
+ * The proxy for `protocol` and where its address came from: `--proxy`, else the variable undici's
+ * EnvHttpProxyAgent reads for it (lower case first; https falls back to the http proxy). NO_PROXY is not applied here.
+ */
+export function proxySource(flag: string | undefined, protocol: string, env = process.env): { url: string; from: string } | undefined {
+  if (flag) return { url: flag, from: '--proxy' };
+  const https = protocol === 'https:' ? firstSet(env, 'https_proxy', 'HTTPS_PROXY') : undefined;
+  return https?.url ? https : firstSet(env, 'http_proxy', 'HTTP_PROXY');
+}
+
+/** The first of the variables that is defined (even empty, as undici's `??` reads them), if its value is not empty. */
+function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): { url: string; from: string } | undefined {
+  const name = names.find((candidate) => env[candidate] !== undefined);
+  return name && env[name] ? { url: env[name], from: name } : undefined;
+}

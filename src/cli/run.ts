@@ -5,6 +5,7 @@ import { registerJobCommands } from './commands/jobs.js';
 import { registerCreate, registerGenerate, registerValidate } from './commands/make.js';
 import { registerMock } from './commands/mock.js';
 import { cliFailure } from './failure.js';
+import { proxyUrl } from './flags.js';
 import { withRerun, withResume } from './resume.js';
 import { ExitCode, Session } from './session.js';
 
@@ -56,6 +57,8 @@ Environment:
   AVATAR_VIDEO_BASE_URL  service address, e.g. https://api.example.com (--base-url overrides it)
   AVATAR_VIDEO_LOG       SDK log level: debug, info, warn (default), error, off
   AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1  same as --allow-insecure-http
+  HTTPS_PROXY, HTTP_PROXY  proxy for https:// and http:// addresses (lower case too; --proxy overrides both)
+  NO_PROXY               hosts reached directly, e.g. localhost,.internal (also with --proxy)
   NO_COLOR               set to disable colour
 
 Exit codes: 0 success, 1 the API or the job failed, 2 usage or input error, 130 interrupted (Ctrl-C).`;
@@ -68,6 +71,7 @@ function buildProgram(session: Session): Command {
     .option('--json', 'print results (and errors) as JSON on stdout')
     .option('--base-url <url>', 'service address (default: $AVATAR_VIDEO_BASE_URL)')
     .option('--allow-insecure-http', 'allow a plain http service address on another machine (the key crosses the network in clear)')
+    .option('--proxy <url>', 'send every request through this proxy (default: $HTTPS_PROXY / $HTTP_PROXY)', proxyUrl)
     .addHelpText('after', ENVIRONMENT)
     .configureHelp({ showGlobalOptions: true })
     .configureOutput({

@@ -1,6 +1,8 @@
 import { styleText } from 'node:util';
+import { type Dispatcher, EnvHttpProxyAgent } from 'undici';
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
+import { proxySource } from './flags.js';
 import { createProgress, type Progress } from './progress.js';
 import { type Problem, UsageError } from './usage-error.js';
 
@@ -38,6 +40,8 @@ export class Session {
   /** The --base-url flag, when given (a suggested command needs only this: the environment carries over by itself). */
   baseUrl: string | undefined;
   allowInsecureHttp = false;
+  /** The --proxy flag, when given: it replaces HTTP(S)_PROXY for this run; NO_PROXY still applies. */
+  proxy: string | undefined;
   job: TrackedJob | undefined;
   /** A run that records its jobs in a manifest (long audio), once begun: a failure then says to run it again. */
   rerun: { videoIds: string[] } | undefined;
@@ -50,6 +54,7 @@ export class Session {
   /** Colour for stderr: only on a terminal, and never when NO_COLOR is set and not empty (https://no-color.org). */
   readonly paint: (style: Parameters<typeof styleText>[0], text: string) => string;
   #client: AvatarVideo | undefined;
+  #dispatcher: Dispatcher | undefined;
   #progress: Progress | undefined;
 
   constructor(
@@ -66,9 +71,10 @@ export class Session {
   }
 
   /** Take the options every command accepts. */
-  configure(options: { json?: boolean; baseUrl?: string; allowInsecureHttp?: boolean }): void {
+  configure(options: { json?: boolean; baseUrl?: string; allowInsecureHttp?: boolean; proxy?: string }): void {
     this.json = options.json ?? false;
     this.baseUrl = options.baseUrl;
+    this.proxy = options.proxy;
     const allowed = process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '';
     this.allowInsecureHttp = options.allowInsecureHttp === true || /^(1|true|yes|on)$/i.test(allowed);
   }
@@ -81,6 +87,16 @@ export class Session {
   /** The service address in use, when one is configured. */
   get serviceAddress(): string | undefined {
     return this.#client?.baseURL ?? this.baseUrl ?? process.env.AVATAR_VIDEO_BASE_URL?.trim();
+  }
+
+  /**
+   * The proxy the service address goes through, as a failure names it: its host (never its credentials) and where
+   * it came from (`--proxy`, `HTTPS_PROXY`, ...). NO_PROXY may still exempt the service; the failure checks the address.
+   */
+  get proxyInUse(): { host: string; from: string } | undefined {
+    const address = this.serviceAddress;
+    const source = proxySource(this.proxy, address && URL.canParse(address) ? new URL(address).protocol : 'https:');
+    return source && URL.canParse(source.url) ? { host: new URL(source.url).host, from: source.from } : undefined;
   }
 
   /** The API client, from AVATAR_VIDEO_API_KEY and AVATAR_VIDEO_BASE_URL (or --base-url). */
@@ -98,7 +114,9 @@ export class Session {
     if (missing) missing.message += '; to try without an account, run `avatar-video mock` and export the two lines it prints';
     if (problems.length > 0) throw new UsageError(problems);
     try {
-      this.#client = new AvatarVideo({ baseURL, logger: this.#logger(), allowInsecureHttp: this.allowInsecureHttp });
+      this.#dispatcher = proxyDispatcher(this.proxy);
+      const { allowInsecureHttp } = this;
+      this.#client = new AvatarVideo({ baseURL, logger: this.#logger(), allowInsecureHttp, dispatcher: this.#dispatcher });
     } catch (error) {
       // The remaining constructor errors are about configuration (a malformed URL, plain http to a remote host).
       if (error instanceof AvatarVideoError) throw new UsageError([{ code: 'configuration', message: error.message }]);
@@ -140,6 +158,8 @@ export class Session {
   async close(): Promise<void> {
     this.#progress?.stop();
     await this.#client?.close();
+    // The client leaves a dispatcher it was given open.
+    await this.#dispatcher?.close();
   }
 
   /** SDK log lines go through the progress display, so they do not tear a bar apart. */
@@ -147,6 +167,16 @@ export class Session {
     const line = (level: string) => (message: string) => this.note(`${level}: ${message}`);
     return { debug: line('debug'), info: line('info'), warn: line('warning'), error: line('error') };
   }
+}
+
+/**
+ * undici's EnvHttpProxyAgent when a proxy is set (`--proxy`, which replaces HTTP_PROXY and HTTPS_PROXY, or those
+ * variables in either case), so NO_PROXY is honoured as curl does; otherwise undefined: the client's own pool.
+ */
+function proxyDispatcher(flag: string | undefined): Dispatcher | undefined {
+  if (flag) return new EnvHttpProxyAgent({ httpProxy: flag, httpsProxy: flag });
+  const variables = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'];
+  return variables.some((name) => process.env[name]) ? new EnvHttpProxyAgent() : undefined;
 }
 
 function ignoreClosedPipe(error: NodeJS.ErrnoException): void {

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { accessSync, constants } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * `name` on PATH, or in the sbin folders Debian installs servers to (not on a normal user's PATH); undefined if
+ * absent.
+ */
+export function findCommand(name: string): string | undefined {
+  const folders = [...(process.env.PATH ?? '').split(delimiter), '/usr/local/sbin', '/usr/sbin', '/sbin'];
+  for (const folder of folders) {
+    const path = join(folder, name);
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {}
+  }
+  return undefined;
+}
+
+/** Run a short command to its end (async: a test's own servers keep answering meanwhile); rejects with its output. */
+export async function runCommand(command: string, args: string[], input?: string): Promise<string> {
+  const child = spawn(command, args, { stdio: 'pipe' });
+  let output = '';
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
+  child.stdin.end(input ?? '');
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output}`);
+  return stdout;
+}
+
+/** A loopback port free right now (a server started next takes it; a clash is retried by the caller). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves once 127.0.0.1:`port` accepts connections; rejects when `exited()` says the server is gone, or after 10 s. */
+export async function whenListening(port: number, exited: () => boolean, describe: () => Promise<string>): Promise<void> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50)) {
+    if (exited()) throw new Error(`the server exited before listening on ${port}:\n${await describe()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+  }
+  throw new Error(`nothing listened on ${port} within 10 s:\n${await describe()}`);
+}
