@@ -3,10 +3,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { AvatarVideo } from '../../index.js';
-import { startEmbeddedMock } from '../embedded-mock.js';
 import { formatBytes } from '../format.js';
 import { checkOutputFile } from '../inputs.js';
 import type { Session } from '../session.js';
+import { startEmbeddedMock } from './mock.js';
 
 /** The sample media shipped in the package's samples/ folder (package.json `files`): a 4 s spoken WAV, a drawn portrait. */
 const SAMPLES = { audio: 'speech.wav', image: 'portrait.png' };
