@@ -13,6 +13,7 @@ import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { commandName } from '../../src/cli/invocation.js';
+import { withRerun, withResume } from '../../src/cli/resume.js';
 import { run as runDirectly } from '../../src/cli/run.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
@@ -127,6 +128,17 @@ describe('the command a hint names', () => {
     expect(viaNpx.stderr).toContain(`\n    npx avatar-video --base-url ${slow.baseURL} wait ${id}\n`);
     const fromShell = await run(args, { env: { AVATAR_VIDEO_API_KEY: slow.apiKey } });
     expect(fromShell.stderr).toContain(`\n    avatar-video --base-url ${slow.baseURL} wait ${id}\n`);
+  });
+
+  it('names it so in the rerun of a long run and in the advice after an unanswered upload', () => {
+    const failure = { exitCode: 1 as const, lines: ['x'], json: { error: {} } };
+    expect(withRerun(failure, ['generate', '--audio', 'a.mp3'], ['vid_1'], 'npx avatar-video').json.error.resume).toBe(
+      'npx avatar-video generate --audio a.mp3',
+    );
+    const unanswered = withResume(failure, undefined, new Error('reset'), { uploadSent: true, command: 'npx avatar-video' });
+    expect(unanswered.lines.join(' ')).toContain(
+      '`npx avatar-video list`, then `npx avatar-video wait <id>` and `npx avatar-video download <id>`',
+    );
   });
 
   it('a missing key or address suggests the mock as the user ran the CLI', async () => {
