@@ -10,13 +10,31 @@ export interface Progress {
   update(phase: Phase, value: number, total: number | undefined, status?: string): void;
   /** A line of its own, printed above the bars rather than through them. */
   log(line: string): void;
-  /** Release the terminal, leaving the bars drawn as they last were. Safe to call twice. */
+  /**
+   * Release the terminal, leaving the bars drawn as they last were, for good: a later update is dropped (an upload
+   * still draining after the service refused it must not print below the final `error:` line). Safe to call twice.
+   */
   stop(): void;
 }
 
 /** Bars on a terminal; elsewhere (CI logs, pipes, tests) plain lines at each tenth of the way. */
 export function createProgress(stream: NodeJS.WriteStream): Progress {
-  return stream.isTTY ? terminalProgress(stream) : plainProgress(stream);
+  return stoppedForGood(stream.isTTY ? terminalProgress(stream) : plainProgress(stream));
+}
+
+/** `progress`, with every update after the first stop() dropped; lines still go out. */
+function stoppedForGood(progress: Progress): Progress {
+  let stopped = false;
+  return {
+    update: (...args) => {
+      if (!stopped) progress.update(...args);
+    },
+    log: (line) => progress.log(line),
+    stop: () => {
+      stopped = true;
+      progress.stop();
+    },
+  };
 }
 
 /** The text after the bar: the job's status for percentages, the byte counts for transfers. */

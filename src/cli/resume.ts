@@ -1,8 +1,11 @@
 import { APIError, VideoNotReadyError } from '../index.js';
 import type { Failure, Session, TrackedJob } from './session.js';
 
-/** How the command was run (the session's flags), so that the suggested command reaches the same service the same way. */
-type ResumeContext = Partial<Pick<Session, 'baseUrl' | 'allowInsecureHttp' | 'force' | 'uploadSent'>>;
+/**
+ * How the command was run (the session's flags, and the command as the user typed it: invocation.ts), so that the
+ * suggested command reaches the same service the same way. `command` is `avatar-video` when not given.
+ */
+type ResumeContext = Partial<Pick<Session, 'baseUrl' | 'allowInsecureHttp' | 'force' | 'uploadSent' | 'command'>>;
 
 /** A word for a POSIX shell: left bare when safe, else single-quoted. */
 export function shellWord(word: string): string {
@@ -15,7 +18,7 @@ function cliCommand(context: ResumeContext, ...words: string[]): string {
     ...(context.baseUrl ? ['--base-url', shellWord(context.baseUrl)] : []),
     ...(context.allowInsecureHttp ? ['--allow-insecure-http'] : []),
   ];
-  return ['avatar-video', ...globals, ...words].join(' ');
+  return [context.command ?? 'avatar-video', ...globals, ...words].join(' ');
 }
 
 /**
@@ -40,8 +43,8 @@ function adding(failure: Failure, lines: string[], fields: Record<string, unknow
  * A run whose jobs are recorded in a manifest (`generate` of long audio, made in segments): the same command
  * again takes up every job already created and every segment already saved, so that command is the way to go on.
  */
-export function withRerun(failure: Failure, words: string[], videoIds: string[]): Failure {
-  const resume = ['avatar-video', ...words.map(shellWord)].join(' ');
+export function withRerun(failure: Failure, words: string[], videoIds: string[], command = 'avatar-video'): Failure {
+  const resume = [command, ...words.map(shellWord)].join(' ');
   const jobs = videoIds.length > 0 ? ` (${videoIds.join(', ')})` : '';
   const advice = `the segments' jobs${jobs} are recorded beside the output; to go on without paying for them again, run the same command:`;
   return adding(failure, [advice, `  ${resume}`], { videoIds, resume });
@@ -58,7 +61,7 @@ export function withResume(failure: Failure, job: TrackedJob | undefined, error:
     const list = cliCommand(context, 'list');
     const advice = [
       'the upload had been sent, so the service may have created the job anyway (and charged for it); before running',
-      `this again, look for it with \`${list}\`, then \`avatar-video wait <id>\` and \`avatar-video download <id>\``,
+      `this again, look for it with \`${list}\`, then \`${cliCommand(context, 'wait', '<id>')}\` and \`${cliCommand(context, 'download', '<id>')}\``,
     ];
     return adding(failure, advice, { mayHaveCreatedJob: true, resume: list });
   }

@@ -1,11 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { APIUserAbortError, VERSION } from '../index.js';
 import { registerBatch } from './commands/batch.js';
+import { registerDemo } from './commands/demo.js';
 import { registerJobCommands } from './commands/jobs.js';
 import { registerCreate, registerGenerate, registerValidate } from './commands/make.js';
 import { registerMock } from './commands/mock.js';
 import { cliFailure } from './failure.js';
 import { proxyUrl } from './flags.js';
+import { commandName } from './invocation.js';
 import { withRerun, withResume } from './resume.js';
 import { ExitCode, Session } from './session.js';
 
@@ -24,6 +26,7 @@ export async function run(argv: string[], io: RunIO = {}): Promise<ExitCode> {
   // The session exists before any Ctrl-C can reach the handler: it is made on the next line.
   const interrupt: Interrupt = io.signal ? { signal: io.signal, dispose: () => {} } : onInterrupt((): Session => session, argv);
   const session: Session = new Session(interrupt.signal, io.stdout ?? process.stdout, io.stderr ?? process.stderr);
+  session.command = commandName(argv[1], process.env);
   try {
     await buildProgram(session).parseAsync(argv);
     return session.exitCode;
@@ -83,7 +86,15 @@ function buildProgram(session: Session): Command {
     .exitOverride()
     .hook('preAction', (_program, command) => session.configure(command.optsWithGlobals()));
   // Subcommands made with .command() inherit exitOverride, the output settings and the help settings above.
-  for (const register of [registerGenerate, registerBatch, registerValidate, registerCreate, registerJobCommands, registerMock]) {
+  for (const register of [
+    registerGenerate,
+    registerBatch,
+    registerValidate,
+    registerCreate,
+    registerJobCommands,
+    registerMock,
+    registerDemo,
+  ]) {
     register(program, session);
   }
   return program;
@@ -93,7 +104,7 @@ function buildProgram(session: Session): Command {
 function failureOf(error: unknown, interrupted: boolean, session: Session, argv: string[]) {
   const described = cliFailure(error, interrupted, session);
   return session.rerun !== undefined
-    ? withRerun(described, argv.slice(2), session.rerun.videoIds)
+    ? withRerun(described, argv.slice(2), session.rerun.videoIds, session.command)
     : withResume(described, session.job, error, session);
 }
 

@@ -37,6 +37,8 @@ export interface TrackedJob {
  */
 export class Session {
   json = false;
+  /** The command as the user ran it (`npx avatar-video` or `avatar-video`: invocation.ts), for the commands we suggest. */
+  command = 'avatar-video';
   /** The --base-url flag, when given (a suggested command needs only this: the environment carries over by itself). */
   baseUrl: string | undefined;
   allowInsecureHttp = false;
@@ -111,7 +113,7 @@ export class Session {
     const problem = baseUrlProblem(baseURL, this.baseUrl ? '--base-url' : 'AVATAR_VIDEO_BASE_URL', this.allowInsecureHttp);
     if (problem) problems.push(problem);
     const missing = problems.filter((problem) => problem.code.startsWith('missing_')).at(-1);
-    if (missing) missing.message += '; to try without an account, run `avatar-video mock` and export the two lines it prints';
+    if (missing) missing.message += `; to try without an account, run \`${this.command} mock\` and export the two lines it prints`;
     if (problems.length > 0) throw new UsageError(problems);
     try {
       this.#dispatcher = proxyDispatcher(this.proxy);

@@ -30,6 +30,12 @@ export interface CliOptions {
   interruptWhen?: string | ((stderr: string) => boolean) | Array<string | ((stderr: string) => boolean)>;
 }
 
+/**
+ * The variables by which npm says it started a command (src/cli/invocation.ts), which the test runner's own start
+ * (`npx vitest`, `npm test`) sets: removed, so a run is as from a shell unless a test sets them.
+ */
+const FROM_A_SHELL = { npm_command: undefined, npm_lifecycle_event: undefined };
+
 interface Output {
   stdout: string;
   stderr: string;
@@ -47,7 +53,7 @@ export async function runCli(args: string[], options: CliOptions): Promise<CliRu
   const output: Output = { stdout: '', stderr: '' };
   const controller = new AbortController();
   const previousCwd = process.cwd();
-  for (const [name, value] of Object.entries(options.env ?? {})) vi.stubEnv(name, value);
+  for (const [name, value] of Object.entries({ ...FROM_A_SHELL, ...options.env })) vi.stubEnv(name, value);
   process.chdir(options.cwd ?? previousCwd);
   const stopWatching = watch(options.interruptWhen, output, () => controller.abort(new Error('interrupted (Ctrl-C)')));
   try {
@@ -63,7 +69,7 @@ export async function runCli(args: string[], options: CliOptions): Promise<CliRu
 
 /** Run the built command `bin` (see builtPackage) in a process of its own; Ctrl-C is a real SIGINT. */
 export function spawnCli(bin: string, args: string[], options: CliOptions): Promise<CliRun> {
-  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  const env: Record<string, string | undefined> = { ...process.env, ...FROM_A_SHELL, ...options.env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   // A hung CLI fails its test with its output rather than a bare timeout.

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { type Command, Option } from 'commander';
+import type { MockServer } from '../../testing/index.js';
 import { port } from '../flags.js';
 import type { Session } from '../session.js';
 import { UsageError } from '../usage-error.js';
@@ -14,22 +15,53 @@ export function registerMock(program: Command, session: Session): void {
     .addOption(new Option('--port <port>', 'port of the API').argParser(port).default(0, 'any free port'))
     .addHelpText('after', `\nNeeds msw, an optional peer dependency of avatar-video: ${INSTALL_MSW}`)
     .action(async (flags: { port: number }) => {
-      // The mock needs msw, an optional peer dependency; startMockServer says so when it is missing (testing/msw.ts).
-      const { startMockServer } = await import('../../testing/index.js');
-      const mock = await startMockServer({ port: flags.port }).catch((error: unknown) => {
-        if (!(error instanceof Error) || !error.message.startsWith('avatar-video/testing needs msw')) throw error;
-        throw new UsageError([{ code: 'missing_dependency', message: `the mock needs msw: ${INSTALL_MSW}` }]);
-      });
+      const mock = await startEmbeddedMock(flags.port, session.command);
+      const apiPort = Number(new URL(mock.baseURL).port);
       try {
-        session.result({ baseURL: mock.baseURL, apiKey: mock.apiKey }, [
+        session.result({ baseURL: mock.baseURL, apiKey: mock.apiKey, port: apiPort }, [
           `export AVATAR_VIDEO_BASE_URL=${mock.baseURL}`,
           `export AVATAR_VIDEO_API_KEY=${mock.apiKey}`,
         ]);
-        session.note('Mock API running: run the two lines above in another shell, then any avatar-video command. Ctrl-C stops it.');
+        session.note(
+          `Mock API running on port ${apiPort} (base URL ${mock.baseURL}): run the two lines above in ` +
+            `another shell, then any ${session.command} command, or your code (the client reads both). Ctrl-C stops it.`,
+        );
         // Ctrl-C is how this command ends, so it ends normally (exit 0) rather than as an interruption.
         if (!session.signal.aborted) await once(session.signal, 'abort');
       } finally {
         await mock.close();
       }
     });
+}
+
+/**
+ * Start the embedded mock (`avatar-video/testing`) on `apiPort` (0: any free one), for `mock` and `demo`. What the user
+ * can fix is a UsageError naming the fix: msw missing, or the port taken or not allowed.
+ */
+export async function startEmbeddedMock(apiPort: number, command: string): Promise<MockServer> {
+  // Loaded on use: the mock and msw go in a chunk of their own, which no other command loads.
+  const { startMockServer } = await import('../../testing/index.js');
+  return startMockServer({ port: apiPort }).catch((error: unknown) => {
+    const problem = mockProblem(error, apiPort, command);
+    throw problem ? new UsageError([problem]) : error;
+  });
+}
+
+/** The problem a user can fix in a failed start, in the CLI's words; undefined for any other failure. */
+function mockProblem(error: unknown, apiPort: number, command: string) {
+  if (error instanceof Error && error.message.startsWith('avatar-video/testing needs msw')) {
+    return { code: 'missing_dependency', message: `the mock needs msw: ${INSTALL_MSW}` };
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  const retry = `pick another with --port, or leave --port out to use a free one (\`${command} mock\`)`;
+  if (code === 'EADDRINUSE') {
+    return { code: 'port_in_use', message: `port ${apiPort} on 127.0.0.1 is already in use by another program: ${retry}` };
+  }
+  if (code === 'EACCES') {
+    return {
+      code: 'port_not_allowed',
+      message: `port ${apiPort} needs privileges this user does not have (ports below 1024 usually do): ${retry}`,
+    };
+  }
+  return undefined;
 }
