@@ -1,29 +1,39 @@
 /**
- * `avatar-video/testing` in a user's Jest project: real Jest test files (CommonJS requiring the package, ESM
- * importing it) run by the Jest of this repository, against the packed package (test/setup/build.ts), with the
- * lowest and the latest msw of the peer range. And in one process that loads both formats, mediabunny once.
+ * `avatar-video/testing` in users' projects, made by `npm init -y` outside the repository with the packed tarball:
+ * Jest in its default (CommonJS) mode and in ESM mode, and vitest, each in a project without msw, with msw 2 and with
+ * msw 3, on Node 20, 22 and 24. The mock bundles the msw it uses, so it loads in all of them and `npm install`
+ * beside msw 3 never meets a peer range. And one process that loads both formats loads mediabunny once.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire, isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runPool } from '../../src/internal/run-pool.js';
 import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
+import { type NodeBinary, nodeBinary } from '../helpers/node-versions.js';
+import { failures, type Runner, runTests, type TestRun, type UserProject, userProject } from '../helpers/user-project.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const media = join(root, 'examples/media');
-const { dir: pkg } = await builtPackage();
+const { dir: pkg, tarball } = await builtPackage();
 const closers = useCleanup();
-/**
- * msw 2.11+ (its ESM-only dependencies) loads under Jest's CommonJS mode only where Jest can require ESM: Node 24.9+
- * (vm's SourceTextModule with hasAsyncGraph), which Jest sees only when node runs with --experimental-vm-modules.
- */
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-const jestRequiresESM = major > 24 || (major === 24 && minor >= 9);
 const TWICE = 'Mediabunny was loaded twice';
+/** Under CI a Node version that cannot be had fails its tests; elsewhere they are skipped, saying why. */
+const CI = process.env.CI === 'true';
+
+const NODES = [20, 22, 24] as const;
+/** What each project installs before avatar-video. */
+const MSW = { 'no msw': [], 'msw 2': ['-D', 'msw@2'], 'msw 3': ['-D', 'msw@3'] } as const;
+type Msw = keyof typeof MSW;
+const MSWS = Object.keys(MSW) as Msw[];
+const RUNNERS: Runner[] = ['jest-cjs', 'jest-esm', 'vitest'];
+/** Runner processes at once: each is a node with Jest or vitest, two mock servers and a client. */
+const WIDTH = 3;
 
 /** One test body for both formats: a create with an image, one with a video reference, and a generateLong. */
 const BODY = `
@@ -80,118 +90,98 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 ${BODY}`;
 
-/** No avatar-video at all: what msw itself does under the same Jest. */
-const MSW_ALONE = `test('msw loads', () => {
-  expect(typeof require('msw').http.get).toBe('function');
-});
-`;
+let nodes: Map<number, NodeBinary>;
+let projects: Map<Msw, UserProject>;
+/** Each run of the matrix by `key()`: its report, or what kept it from giving one. */
+let results: Map<string, TestRun | Error>;
+const key = (node: number, msw: Msw, runner: Runner) => `${node} ${msw} ${runner}`;
 
-/**
- * A Jest project in the consumer folder, with node_modules/msw linked to `msw` (a folder of the repository's
- * node_modules). The package is a copy of the installed one rather than a link: node and Jest resolve msw from a
- * package's real path, which must be inside this project to find this project's msw.
- */
-async function jestProject(msw: 'msw' | 'msw-lowest'): Promise<string> {
-  const project = await consumerFolder(`jest-${msw}-`, closers);
-  await mkdir(join(project, 'node_modules'));
-  await cp(pkg, join(project, 'node_modules', 'avatar-video'), { recursive: true });
-  await symlink(join(root, 'node_modules', msw), join(project, 'node_modules', 'msw'), 'junction');
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'jest-user', private: true }));
-  // What the README's Jest section says: no transform (the package needs none); the cache kept inside the project.
-  await writeFile(join(project, 'jest.config.json'), JSON.stringify({ transform: {}, cacheDirectory: '<rootDir>/.jest-cache' }));
-  await writeFile(join(project, 'video.test.cjs'), CJS);
-  await writeFile(join(project, 'video.test.mjs'), ESM);
-  await writeFile(join(project, 'msw-alone.test.cjs'), MSW_ALONE);
+/** A project with `msw` installed first, then the tarball, and the test files (with the README's Jest config: no transform). */
+async function makeProject(msw: Msw): Promise<UserProject> {
+  const project = await userProject(`avatar-video-${msw.replace(' ', '')}-`, tarball, [...MSW[msw]], closers);
+  await writeFile(join(project.dir, 'jest.config.json'), JSON.stringify({ transform: {} }));
+  await writeFile(
+    join(project.dir, 'vitest.config.mjs'),
+    'export default { cacheDir: process.env.VITE_CACHE_DIR, test: { globals: true } };',
+  );
+  await writeFile(join(project.dir, 'video.test.cjs'), CJS);
+  await writeFile(join(project.dir, 'video.test.mjs'), ESM);
   return project;
 }
 
-interface TestRun {
-  numPassedTests: number;
-  numFailedTests: number;
-  testResults: Array<{ message: string; assertionResults: Array<{ title: string; failureMessages: string[] }> }>;
-  /** The runner's console output: the tests' own logs and warnings. */
-  stderr: string;
-}
-
-/**
- * Jest on one test file of `project`: `cjs` plain, `esm` and `cjs-vm` (CommonJS files, able to require ESM on Node
- * 24.9+) with `--experimental-vm-modules`.
- */
-function runJest(project: string, mode: 'cjs' | 'esm' | 'cjs-vm', file: string): Promise<TestRun> {
-  const jest = join(root, 'node_modules/jest/bin/jest.js');
-  const flags = mode === 'cjs' ? [] : ['--experimental-vm-modules'];
-  return report(project, [...flags, jest, '--ci', '--no-watchman', '--json', file]);
-}
-
-/** Run node with `args` in `project`; its JSON report (Jest's, or vitest's that has the same shape) on stdout. */
-async function report(project: string, args: string[], env = process.env): Promise<TestRun> {
-  const { stdout, stderr } = await run(process.execPath, args, { cwd: project, env }).catch(
-    // A failing test exits 1: its report is what the test reads.
-    (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
-  );
-  if (!stdout.trim()) throw new Error(`No test report:\n${stderr}`);
-  return { ...(JSON.parse(stdout) as Omit<TestRun, 'stderr'>), stderr };
-}
-
-function expectAllPassed(result: TestRun, tests: number): void {
-  const failures = result.testResults.flatMap((file) => [file.message, ...file.assertionResults.flatMap((t) => t.failureMessages)]);
-  expect(failures.filter(Boolean)).toEqual([]);
-  expect(result.numPassedTests).toBe(tests);
-  expect(result.stderr).not.toContain(TWICE);
-}
-
-/** The "Must use import to load ES Module: <file>" line of the first failure in `result`. */
-function requireESMFailure(result: TestRun): string | undefined {
-  const messages = result.testResults.flatMap((file) => [file.message, ...file.assertionResults.flatMap((t) => t.failureMessages)]);
-  return messages.join('\n').match(/Must use import to load ES Module: \S+/)?.[0];
-}
-
-describe('Jest', () => {
-  it('the CommonJS builds hold no dynamic import(), which Jest refuses in CommonJS mode', async () => {
-    for (const file of ['index.cjs', 'testing/index.cjs']) {
-      expect(await readFile(join(pkg, 'dist', file), 'utf8'), file).not.toMatch(/\bimport\(/);
-    }
+beforeAll(async () => {
+  const [found, made] = await Promise.all([
+    Promise.all(NODES.map(async (major) => [major, await nodeBinary(major)] as const)),
+    Promise.all(MSWS.map(async (msw) => [msw, await makeProject(msw)] as const)),
+  ]);
+  nodes = new Map(found);
+  projects = new Map(made);
+  const runs = NODES.flatMap((node) => MSWS.flatMap((msw) => RUNNERS.map((runner) => ({ node, msw, runner }))));
+  const ran = await runPool(runs, WIDTH, async ({ node, msw, runner }) => {
+    const binary = nodes.get(node);
+    const project = projects.get(msw);
+    const installed = project?.installs.every((install) => install.code === 0);
+    const outcome =
+      !binary || 'missing' in binary || !project || !installed
+        ? new Error('not run: no node or no installed project')
+        : await runTests(binary.path, project.dir, runner, `${node}-${runner}`).catch((error: Error) => error);
+    return [key(node, msw, runner), outcome] as const;
   });
+  results = new Map(ran);
+}, 20 * 60_000);
 
-  it('CommonJS mode, msw 2.9 (the lowest of the peer range): require, create, wait, download', async () => {
-    const project = await jestProject('msw-lowest');
-    expectAllPassed(await runJest(project, 'cjs', 'video.test.cjs'), 3);
-  });
-
-  it.each(['msw', 'msw-lowest'] as const)('ESM mode (--experimental-vm-modules), %s: import, create, wait, download', async (msw) => {
-    const project = await jestProject(msw);
-    expectAllPassed(await runJest(project, 'esm', 'video.test.mjs'), 3);
-  });
-
-  it.runIf(jestRequiresESM)(
-    'CommonJS test files, the latest msw, on Node 24.9+ with --experimental-vm-modules (Jest requires ESM)',
-    async () => {
-      const project = await jestProject('msw');
-      expectAllPassed(await runJest(project, 'cjs-vm', 'video.test.cjs'), 3);
-    },
-  );
-
-  it.skipIf(jestRequiresESM)('CommonJS mode, the latest msw, before Node 24.9: fails as msw alone does under Jest', async () => {
-    const project = await jestProject('msw');
-    const ours = await runJest(project, 'cjs', 'video.test.cjs');
-    const alone = await runJest(project, 'cjs', 'msw-alone.test.cjs');
-    expect(alone.numFailedTests).toBe(1);
-    expect(ours.numPassedTests).toBe(0);
-    // The same file of msw's dependencies refused, with or without avatar-video.
-    expect(requireESMFailure(alone)).toMatch(/node_modules/);
-    expect(requireESMFailure(ours)).toBe(requireESMFailure(alone));
+describe('npm install of the tarball in a fresh project', () => {
+  it.each(MSWS)('%s: installs, with no peer dependency on msw', async (msw) => {
+    const project = projects.get(msw);
+    expect(project?.installs.map(({ args, code, stderr }) => ({ args, code, refused: /ERESOLVE/.test(stderr) }))).toEqual(
+      [...(MSW[msw].length ? [[...MSW[msw]]] : []), [tarball]].map((args) => ({ args, code: 0, refused: false })),
+    );
+    const dir = project?.dir ?? '';
+    const manifest = JSON.parse(await readFile(join(dir, 'node_modules/avatar-video/package.json'), 'utf8'));
+    expect(manifest.peerDependencies?.msw).toBeUndefined();
+    // The premise: the project's own msw, of the major asked for, or none anywhere the project resolves from.
+    const resolveMsw = () => createRequire(join(dir, 'package.json')).resolve('msw/package.json');
+    if (msw === 'no msw') expect(resolveMsw).toThrow(/Cannot find module/);
+    else expect(JSON.parse(await readFile(resolveMsw(), 'utf8')).version).toMatch(new RegExp(`^${msw.slice(-1)}\\.`));
   });
 });
 
-describe('vitest', () => {
-  it('the same ESM test file, run by vitest with its globals', async () => {
-    const project = await jestProject('msw');
-    const vitest = join(root, 'node_modules/vitest/vitest.mjs');
-    // Not this run's environment: the inner vitest would take itself for one of this run's workers.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'NODE_ENV'));
-    // A config of its own: vitest would otherwise find this repository's, above the project.
-    await writeFile(join(project, 'vitest.config.mjs'), 'export default { test: { globals: true } };');
-    expectAllPassed(await report(project, [vitest, 'run', '--reporter=json', 'video.test.mjs'], env), 3);
+describe.each(NODES)('Node %i', (major) => {
+  it.for(RUNNERS.flatMap((runner) => MSWS.map((msw) => [runner, msw] as const)))(
+    '%s, %s: require or import the mock, create, wait, download, generateLong',
+    ([runner, msw], context) => {
+      const binary = nodes.get(major);
+      if (!binary || 'missing' in binary) {
+        const reason = binary && 'missing' in binary ? binary.missing : `no Node ${major}`;
+        if (CI) throw new Error(`${reason} (CI installs Node 22 and 24 in .ci/run and sets AVATAR_VIDEO_NODE22/24)`);
+        context.skip(reason);
+        return;
+      }
+      const result = results.get(key(major, msw, runner));
+      if (result instanceof Error) throw result;
+      expect(failures(result as TestRun)).toEqual([]);
+      expect(result?.numPassedTests).toBe(3);
+      expect(result?.stderr).not.toContain(TWICE);
+    },
+  );
+});
+
+describe('the built testing entry', () => {
+  it('requires and imports nothing but node’s own modules (msw and its dependencies are inside), and the CommonJS builds hold no import()', async () => {
+    for (const file of ['testing/index.js', 'testing/index.cjs']) {
+      const text = await readFile(join(pkg, 'dist', file), 'utf8');
+      // Import statements start a line in esbuild's output; requires and import() are calls with a literal.
+      const imports = /^import\b[^;]*?["']([^"']+)["'];$|\b(?:require|import)\(["']([^"']+)["']\)/gm;
+      const specifiers = [...text.matchAll(imports)].map(([, statement, call]) => statement ?? call);
+      expect(specifiers.length, file).toBeGreaterThan(0);
+      expect(
+        specifiers.filter((name) => !isBuiltin(name ?? '')),
+        file,
+      ).toEqual([]);
+    }
+    for (const file of ['index.cjs', 'testing/index.cjs']) {
+      expect(await readFile(join(pkg, 'dist', file), 'utf8'), file).not.toMatch(/\bimport\(/);
+    }
   });
 });
 
