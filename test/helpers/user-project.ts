@@ -90,3 +90,14 @@ async function report(node: string, project: string, args: string[], env: NodeJS
 export function failures(result: TestRun): string[] {
   return result.testResults.flatMap((file) => [file.message, ...file.assertionResults.flatMap((t) => t.failureMessages)]).filter(Boolean);
 }
+
+/** `task` over `items`, at most `width` at once; results in input order. A failing task fails the whole. */
+export async function atMost<T, R>(items: readonly T[], width: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await task(items[index] as T);
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return results;
+}

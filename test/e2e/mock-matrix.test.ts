@@ -2,25 +2,22 @@
  * `avatar-video/testing` in users' projects, made by `npm init -y` outside the repository with the packed tarball:
  * Jest in its default (CommonJS) mode and in ESM mode, and vitest, each in a project without msw, with msw 2 and with
  * msw 3, on Node 20, 22 and 24. The mock bundles the msw it uses, so it loads in all of them and `npm install`
- * beside msw 3 never meets a peer range. And one process that loads both formats loads mediabunny once.
+ * beside msw 3 never meets a peer range. The whole matrix runs from whichever node runs this file (.ci/run runs it
+ * once).
  */
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createRequire, isBuiltin } from 'node:module';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runPool } from '../../src/internal/run-pool.js';
-import { builtPackage, consumerFolder } from '../helpers/built.js';
+import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { type NodeBinary, nodeBinary } from '../helpers/node-versions.js';
-import { failures, type Runner, runTests, type TestRun, type UserProject, userProject } from '../helpers/user-project.js';
+import { atMost, failures, type Runner, runTests, type TestRun, type UserProject, userProject } from '../helpers/user-project.js';
 
-const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const media = join(root, 'examples/media');
-const { dir: pkg, tarball } = await builtPackage();
+const { tarball } = await builtPackage();
 const closers = useCleanup();
 const TWICE = 'Mediabunny was loaded twice';
 /** Under CI a Node version that cannot be had fails its tests; elsewhere they are skipped, saying why. */
@@ -117,7 +114,7 @@ beforeAll(async () => {
   nodes = new Map(found);
   projects = new Map(made);
   const runs = NODES.flatMap((node) => MSWS.flatMap((msw) => RUNNERS.map((runner) => ({ node, msw, runner }))));
-  const ran = await runPool(runs, WIDTH, async ({ node, msw, runner }) => {
+  const ran = await atMost(runs, WIDTH, async ({ node, msw, runner }) => {
     const binary = nodes.get(node);
     const project = projects.get(msw);
     const installed = project?.installs.every((install) => install.code === 0);
@@ -164,55 +161,4 @@ describe.each(NODES)('Node %i', (major) => {
       expect(result?.stderr).not.toContain(TWICE);
     },
   );
-});
-
-describe('the built testing entry', () => {
-  it('requires and imports nothing but node’s own modules (msw and its dependencies are inside), and the CommonJS builds hold no import()', async () => {
-    for (const file of ['testing/index.js', 'testing/index.cjs']) {
-      const text = await readFile(join(pkg, 'dist', file), 'utf8');
-      // Import statements start a line in esbuild's output; requires and import() are calls with a literal.
-      const imports = /^import\b[^;]*?["']([^"']+)["'];$|\b(?:require|import)\(["']([^"']+)["']\)/gm;
-      const specifiers = [...text.matchAll(imports)].map(([, statement, call]) => statement ?? call);
-      expect(specifiers.length, file).toBeGreaterThan(0);
-      expect(
-        specifiers.filter((name) => !isBuiltin(name ?? '')),
-        file,
-      ).toEqual([]);
-    }
-    for (const file of ['index.cjs', 'testing/index.cjs']) {
-      expect(await readFile(join(pkg, 'dist', file), 'utf8'), file).not.toMatch(/\bimport\(/);
-    }
-  });
-});
-
-describe('mediabunny', () => {
-  it('is loaded once, the package’s own copy, in a process that loads index.cjs, testing/index.cjs and media/index.js, all using it', async () => {
-    const work = await consumerFolder('mediabunny-', closers);
-    await writeFile(
-      join(work, 'both.mjs'),
-      `import { createRequire } from 'node:module';
-import { join } from 'node:path';
-const require = createRequire(import.meta.url);
-const AvatarVideo = require('avatar-video');
-const { startMockServer } = require('avatar-video/testing');
-const esm = await import('avatar-video/media');
-const media = ${JSON.stringify(media)};
-const mock = await startMockServer({ processingMs: 100 });
-const client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
-// The CommonJS SDK probes the video reference, the mock renders the output, the ESM media entry probes it.
-const video = await client.videos.createAndWait({ audio_reference: join(media, 'speech.wav'), video_reference: join(media, 'presenter.mp4') });
-const saved = await client.videos.download(video.id, join(${JSON.stringify(work)}, 'out.mp4'));
-const probed = await esm.probeMedia(saved.path);
-await client.close();
-await mock.close();
-const loaded = Object.keys(require.cache).filter((file) => /mediabunny/i.test(file));
-console.log(JSON.stringify({ status: video.status, kind: probed.kind, format: probed.format, loaded }));
-`,
-    );
-    const { stdout, stderr } = await run(process.execPath, ['both.mjs'], { cwd: work });
-    // Not the mediabunny package, which this repository has installed where the consumer would find it too.
-    const loaded = [join(pkg, 'dist/vendor/mediabunny.cjs')];
-    expect(JSON.parse(stdout)).toEqual({ status: 'COMPLETE', kind: 'video', format: 'mp4', loaded });
-    expect(stderr).not.toContain(TWICE);
-  });
 });
