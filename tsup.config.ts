@@ -32,6 +32,20 @@ const importSharedFromMain: NonNullable<Options['esbuildPlugins']>[number] = {
   },
 };
 
+/**
+ * esbuild plugin for the command: its `mock` loads the package's own avatar-video/testing build (dist/testing/index.js,
+ * next to dist/cli.js and its chunks) rather than a second copy of the mock and the msw bundled into it.
+ */
+const importTestingEntry: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'import-testing-entry',
+  setup(build) {
+    const testing = resolve('src/testing/index.ts');
+    build.onResolve({ filter: /\/testing\/index\.js$/ }, ({ path, resolveDir }) =>
+      resolve(resolveDir, path.replace(/\.js$/, '.ts')) === testing ? { path: './testing/index.js', external: true } : undefined,
+    );
+  },
+};
+
 /** The library's entries (ESM and CommonJS, with declarations): one config each, as each sits at its own depth. */
 const library: Options = {
   format: ['esm', 'cjs'],
@@ -87,9 +101,10 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     // their licenses ship in THIRD-PARTY-NOTICES.md. The library's dependencies stay external, installed once.
     noExternal: CLI_DEPENDENCIES,
     clean: false,
-    // The mock (and msw, an optional peer) goes in a chunk loaded only by `avatar-video mock`. Every chunk is in
-    // the output folder itself.
+    // `avatar-video mock` imports the testing entry (which bundles msw), only when run. Every chunk is in the output
+    // folder itself.
     splitting: true,
+    esbuildPlugins: [importTestingEntry],
     define: vendoredMediabunny('./'),
     // A `require` for the bundled CommonJS packages (commander, cli-progress), which require node's own modules.
     banner: {

@@ -1,6 +1,7 @@
 /**
  * Writes THIRD-PARTY-NOTICES.md: the license of every package bundled into the built files (the command's own
- * dependencies, which tsup puts inside dist/cli.js so that library users do not install them, and tsup's shims),
+ * dependencies, which tsup puts inside dist/cli.js so that library users do not install them, the msw parts the mock
+ * uses with their dependencies, inside dist/testing, and tsup's shims),
  * and of mediabunny, whose own Node bundle the package ships (scripts/vendor.ts). MIT asks that each one's notice
  * travel with its code, MPL-2.0 that users learn where its source code is; the package ships this file
  * (package.json `files`).
@@ -34,11 +35,17 @@ export async function bundledPackages(outDir: string): Promise<Map<string, strin
   return new Map([...found].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** A package's license file, as it ships it. */
+/**
+ * A package's license file, as it ships it; for a package that ships none (is-node-process), the license its
+ * package.json declares and where its source is, said as such.
+ */
 async function licenseOf(name: string, dir: string): Promise<string> {
   const license = (await readdir(dir)).find((file) => /^licen[cs]e/i.test(file));
-  if (!license) throw new Error(`${name} (${dir}) has no LICENSE file to copy into ${NOTICES}`);
-  return (await readFile(join(dir, license), 'utf8')).trim();
+  if (license) return (await readFile(join(dir, license), 'utf8')).trim();
+  const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { license?: string; repository?: { url?: string } };
+  if (!manifest.license) throw new Error(`${name} (${dir}) has no LICENSE file nor license field to copy into ${NOTICES}`);
+  const source = manifest.repository?.url ? ` Source code: ${manifest.repository.url}.` : '';
+  return `License: ${manifest.license}, as its package.json declares; the package ships no license text or copyright line.${source}`;
 }
 
 /**
@@ -74,7 +81,9 @@ export async function notices(outDir: string): Promise<string> {
   sections.push(await vendoredMediabunny(outDir));
   const intro =
     'The built files (dist/) contain code of the packages below: the `avatar-video` command bundles its own ' +
-    'dependencies, so that installing the library does not install them, tsup adds a few lines of shims, and ' +
+    'dependencies, so that installing the library does not install them, `avatar-video/testing` bundles the parts ' +
+    'of msw its mock uses, with their own dependencies, so that it works whichever msw a project has or none, ' +
+    'tsup adds a few lines of shims, and ' +
     `\`dist/${VENDORED_MEDIABUNNY.output}\` is mediabunny's own build, shipped so that installing the library does not ` +
     'install mediabunny and the DOM type packages it depends on. Each package is distributed under its own license, ' +
     'reproduced here.';

@@ -11,12 +11,11 @@
  * the global fetch and node:http, never the undici the SDK sends with, so the SDK would not see them.
  */
 import { createHandlers } from './handlers.js';
-import { loadMsw } from './msw.js';
+import { getResponse, http } from './msw.js';
 import { listenLoopback } from './node-server.js';
 import { MockState, type MockStateOptions } from './state.js';
 
 export { LANDSCAPE_MP4, PORTRAIT_MP4 } from './fixtures.generated.js';
-export { MSW_MISSING } from './msw.js';
 export { MOCK_ERROR_CODES, MOCK_VALIDATION_ERRORS, type MockErrorCode, type MockValidationProblem } from './responses.js';
 export {
   type FailureMatch,
@@ -53,12 +52,9 @@ export interface MockServer
 }
 
 /**
- * Starts the mock: an API origin and a CDN origin on 127.0.0.1.
- * @throws Error with the message {@link MSW_MISSING} when msw, the optional peer dependency, is not installed (msw
- * is loaded here, on the first call, not when this module is imported).
+ * Starts the mock: an API origin and a CDN origin on 127.0.0.1. It needs no msw installed (src/testing/msw.ts).
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
-  const { getResponse, http } = await loadMsw();
   const state = new MockState(options);
   let handlers: ReturnType<typeof createHandlers> = [];
   // Handlers need both origins, known only after listening; both servers share one list.

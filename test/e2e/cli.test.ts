@@ -143,15 +143,11 @@ describe('Ctrl-C', () => {
 });
 
 describe('mock', () => {
-  it('without msw installed, says what to install (exit 2)', async () => {
+  it('prints a base URL and key that work, without msw installed, and stops cleanly on Ctrl-C', async () => {
+    // The mock bundles the parts of msw it uses: a project's msw, hidden here, is never loaded.
     const hide = await writeHideMsw(work);
-    const result = await run(['mock'], { env: { NODE_OPTIONS: `--require ${hide}` } });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('the mock needs msw: npm install -D msw');
-  });
-
-  it('prints a base URL and key that work, and stops cleanly on Ctrl-C', async () => {
-    const child = spawn(process.execPath, [bin, '--json', 'mock'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, NODE_OPTIONS: `--require ${hide}` };
+    const child = spawn(process.execPath, [bin, '--json', 'mock'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
     closers.push(() => child.kill('SIGKILL')); // if the test fails before its Ctrl-C
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {

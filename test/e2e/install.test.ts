@@ -1,6 +1,7 @@
 /**
  * What installing the package gives a user: the library's dependencies and nothing of the command's (commander,
- * cli-progress and csv-parse are bundled into dist/cli.js) nor mediabunny (its own build ships in dist/vendor), the
+ * cli-progress and csv-parse are bundled into dist/cli.js), nor msw (the mock's parts of it are bundled into
+ * dist/testing) nor mediabunny (its own build ships in dist/vendor), the
  * `avatar-video` command and the library working from a folder that holds only those dependencies, the bundled
  * packages' licenses, and no source maps.
  */
@@ -27,7 +28,7 @@ const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) a
 };
 const closers = useCleanup();
 const media = join(root, 'examples/media');
-/** An app outside the repository whose node_modules holds the package, its dependencies and msw, nothing else. */
+/** An app outside the repository whose node_modules holds the package and its dependencies, nothing else (no msw). */
 let installed: string;
 
 /**
@@ -60,9 +61,9 @@ beforeAll(async () => {
   closers.push(() => rm(app, { recursive: true, force: true }));
   installed = join(app, 'node_modules', 'avatar-video');
   await cp(dir, installed, { recursive: true });
-  // The dependencies as npm would install them (their own dependencies resolve from where they really are), and msw,
-  // which a user of the mock installs.
-  for (const name of [...Object.keys(manifest.dependencies), 'msw']) {
+  // The dependencies as npm would install them (their own dependencies resolve from where they really are); no msw,
+  // which the mock bundles.
+  for (const name of Object.keys(manifest.dependencies)) {
     await mkdir(dirname(join(app, 'node_modules', name)), { recursive: true });
     await symlink(join(root, 'node_modules', name), join(app, 'node_modules', name), 'dir');
   }
@@ -74,7 +75,10 @@ describe('installing avatar-video', () => {
   });
 
   it('ships mediabunny’s Node bundle unmodified, the one copy every entry loads where mediabunny is not installed', async () => {
-    expect(() => createRequire(join(installed, 'package.json')).resolve('mediabunny')).toThrow(/Cannot find module/);
+    // Neither mediabunny nor msw (the mock below bundles the parts of msw it uses) is there to be found.
+    for (const name of ['mediabunny', 'msw']) {
+      expect(() => createRequire(join(installed, 'package.json')).resolve(name)).toThrow(/Cannot find module/);
+    }
     const vendored = join(installed, 'dist/vendor/mediabunny.cjs');
     // What `require('mediabunny')` loads in node, byte for byte.
     expect((await readFile(vendored)).equals(await readFile(createRequire(import.meta.url).resolve('mediabunny')))).toBe(true);
@@ -111,7 +115,7 @@ describe('installing avatar-video', () => {
 
   it(`ships ${NOTICES} with the license of every package bundled into dist`, async () => {
     const bundled = await bundledPackages(join(dir, 'dist'));
-    expect([...bundled.keys()]).toEqual(expect.arrayContaining(['cli-progress', 'commander', 'csv-parse']));
+    expect([...bundled.keys()]).toEqual(expect.arrayContaining(['cli-progress', 'commander', 'csv-parse', 'msw']));
     const expected = await notices(join(dir, 'dist'));
     const shipped = await readFile(join(root, NOTICES), 'utf8');
     expect(shipped, `${NOTICES} is out of date: run \`npm run build && npx tsx scripts/third-party-notices.ts\``).toBe(expected);

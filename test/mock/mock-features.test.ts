@@ -1,21 +1,15 @@
 /**
  * The mock's conveniences for tests: the poll hint that keeps SDK waits fast, uneven progress,
- * per-job processing times, the status on recorded requests, reset(), and the msw install hint.
+ * per-job processing times, the status on recorded requests and reset().
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AvatarVideo, RateLimitError } from '../../src/index.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../../src/testing/index.js';
-import { explainMissingMsw, MSW_MISSING } from '../../src/testing/msw.js';
 import { checkNoise, noisyProgress } from '../../src/testing/progress.js';
 import { useCleanup } from '../helpers/fixture.js';
-import { writeHideMsw } from '../helpers/hide-msw.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const AUDIO = join(root, 'examples/media/speech.wav');
@@ -205,42 +199,6 @@ describe('recorded requests and reset', () => {
     expect(s.getVideo(fresh)?.status).toBe('COMPLETE');
     expect(s.requests.map((r) => r.status)).toEqual([200, 404]);
   });
-});
-
-describe('without msw', () => {
-  it('a missing msw, as require, import() and Jest report it, becomes MSW_MISSING; a broken msw keeps its error', async () => {
-    const bare = await mkdtemp(join(tmpdir(), 'no-msw-'));
-    closers.push(() => rm(bare, { recursive: true, force: true }));
-    // Under node_modules, so that vitest leaves the import to Node (its own resolver would find the repository's msw).
-    const probe = join(bare, 'node_modules', 'probe.mjs');
-    await mkdir(dirname(probe));
-    await writeFile(probe, "import 'msw';");
-    const required = await Promise.resolve()
-      .then(() => createRequire(join(bare, 'index.js'))('msw'))
-      .catch((e: unknown) => e);
-    const imported = await import(pathToFileURL(probe).href).catch((e: unknown) => e);
-    const jest = Object.assign(new Error("Cannot find module 'msw' from 'test/app.test.cjs'"), { code: 'MODULE_NOT_FOUND' });
-    for (const error of [required, imported, jest]) {
-      expect(explainMissingMsw(error)).toEqual(new Error(MSW_MISSING));
-      expect((explainMissingMsw(error) as Error).cause).toBe(error);
-    }
-    const broken = Object.assign(new Error("Cannot find package 'rettime' imported from /x/msw/lib/core/index.mjs"), {
-      code: 'ERR_MODULE_NOT_FOUND',
-    });
-    expect(explainMissingMsw(broken)).toBe(broken);
-    expect(MSW_MISSING).toBe('avatar-video/testing needs msw: npm install -D msw');
-  });
-
-  it('avatar-video/testing imports without msw; startMockServer() then says what to install', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'hide-msw-'));
-    const hide = await writeHideMsw(folder);
-    const script = `import('./src/testing/index.ts')
-      .then(({ startMockServer }) => { console.log('imported'); return startMockServer(); })
-      .then((server) => { console.log('started'); return server.close(); }, (error) => console.log(error.message));`;
-    closers.push(() => rm(folder, { recursive: true, force: true }));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--require', hide, '--import', 'tsx', '-e', script], { cwd: root });
-    expect(stdout.trim().split('\n')).toEqual(['imported', MSW_MISSING]);
-  }, 30_000);
 });
 
 describe('limits for testing batch code', () => {
