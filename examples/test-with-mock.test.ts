@@ -1,7 +1,7 @@
 /**
  * Testing your own code against `avatar-video/testing`: a stateful mock of the API on real loopback
  * sockets, so your code runs its real HTTP path (uploads, redirects, downloads) with no account.
- * In your project: `npm install -D msw` (the mock's optional peer dependency) and run it with vitest.
+ * It needs nothing beyond avatar-video (the mock bundles what it uses); run it with vitest.
  *
  *   npx vitest run --config examples/vitest.config.ts
  */

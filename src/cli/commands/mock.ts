@@ -5,15 +5,12 @@ import { port } from '../flags.js';
 import type { Session } from '../session.js';
 import { UsageError } from '../usage-error.js';
 
-/** As the README says: in the project that has avatar-video (or beside a global install, with -g). */
-const INSTALL_MSW = 'npm install -D msw';
-
 export function registerMock(program: Command, session: Session): void {
   program
     .command('mock')
     .description('run the embedded mock API on 127.0.0.1 until Ctrl-C, to try the CLI and the SDK with no account')
     .addOption(new Option('--port <port>', 'port of the API').argParser(port).default(0, 'any free port'))
-    .addHelpText('after', `\nNeeds msw, an optional peer dependency of avatar-video: ${INSTALL_MSW}`)
+    .addHelpText('after', '\nNeeds nothing installed: the mock (and the parts of msw it uses) ships inside avatar-video.')
     .action(async (flags: { port: number }) => {
       const mock = await startEmbeddedMock(flags.port, session.command);
       const apiPort = Number(new URL(mock.baseURL).port);
@@ -36,10 +33,10 @@ export function registerMock(program: Command, session: Session): void {
 
 /**
  * Start the embedded mock (`avatar-video/testing`) on `apiPort` (0: any free one), for `mock` and `demo`. What the user
- * can fix is a UsageError naming the fix: msw missing, or the port taken or not allowed.
+ * can fix is a UsageError naming the fix: the port taken or not allowed.
  */
 export async function startEmbeddedMock(apiPort: number, command: string): Promise<MockServer> {
-  // Loaded on use: the mock and msw go in a chunk of their own, which no other command loads.
+  // Loaded on use: no other command needs the mock.
   const { startMockServer } = await import('../../testing/index.js');
   return startMockServer({ port: apiPort }).catch((error: unknown) => {
     const problem = mockProblem(error, apiPort, command);
@@ -49,9 +46,6 @@ export async function startEmbeddedMock(apiPort: number, command: string): Promi
 
 /** The problem a user can fix in a failed start, in the CLI's words; undefined for any other failure. */
 function mockProblem(error: unknown, apiPort: number, command: string) {
-  if (error instanceof Error && error.message.startsWith('avatar-video/testing needs msw')) {
-    return { code: 'missing_dependency', message: `the mock needs msw: ${INSTALL_MSW}` };
-  }
   const code = (error as NodeJS.ErrnoException).code;
   const retry = `pick another with --port, or leave --port out to use a free one (\`${command} mock\`)`;
   if (code === 'EADDRINUSE') {
