@@ -10,11 +10,19 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
-import { freshProject } from '../helpers/fresh-project.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
+import { userProject } from '../helpers/user-project.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { dir } = await builtPackage();
+const { dir, tarball } = await builtPackage();
+
+/** A project made by `npm init -y` with the packed package installed by npm, as a user installs it. */
+async function freshProject(closers: Parameters<typeof userProject>[3]): Promise<string> {
+  const project = await userProject('avatar-video-fresh-', tarball, [], closers);
+  const failed = project.installs.find((install) => install.code !== 0);
+  if (failed) throw new Error(`npm install ${failed.args.join(' ')} failed:\n${failed.stderr}`);
+  return project.dir;
+}
 const closers = useCleanup();
 
 /** The environment of a user who has no key, no address, and did not start us through npm. */
@@ -85,7 +93,7 @@ describe('npx avatar-video demo', () => {
   });
 
   it('makes a real MP4 in a fresh project with no key, and says what to do next, naming npx', { timeout: 60_000 }, async () => {
-    const project = await freshProject(dir, closers);
+    const project = await freshProject(closers);
     const shell = process.platform === 'win32';
     const result = await finished(spawn('npx', ['avatar-video', 'demo'], { cwd: project, env: userEnv(), shell }));
     expect(result.stderr).not.toMatch(/error/i);
@@ -105,7 +113,7 @@ describe('the README Quickstart, as pasted', () => {
   it('runs as app.mjs with node, and as app.ts with tsx, in an npm init -y project, against `avatar-video mock`', {
     timeout: 90_000,
   }, async () => {
-    const project = await freshProject(dir, closers);
+    const project = await freshProject(closers);
     // npm 11 writes "type": "commonjs"; older npm writes none, which means the same.
     expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
     const code = await quickstartCode();
