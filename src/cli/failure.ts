@@ -12,6 +12,7 @@ import {
   WaitTimeoutError,
 } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
+import { shorten } from '../internal/shorten.js';
 import { messageWithoutAdvice } from '../lib/job-error.js';
 import { flagFor } from './flags.js';
 import { ExitCode, type Failure, type Session } from './session.js';
@@ -77,7 +78,7 @@ function inCliTerms(error: Error, context: FailureContext): string {
   if (proxy) return throughProxy(error, refused, proxy);
   if (refused !== undefined) {
     const service = context.serviceAddress
-      ? ` (the service address, ${context.serviceAddress}, from --base-url or AVATAR_VIDEO_BASE_URL)`
+      ? ` (the service address, ${shorten(context.serviceAddress)}, from --base-url or AVATAR_VIDEO_BASE_URL)`
       : '';
     return `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
   }

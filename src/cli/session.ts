@@ -2,6 +2,7 @@ import { styleText } from 'node:util';
 import { type Dispatcher, EnvHttpProxyAgent } from 'undici';
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
+import { shorten } from '../internal/shorten.js';
 import { proxySource } from './flags.js';
 import { createProgress, type Progress } from './progress.js';
 import { type Problem, UsageError } from './usage-error.js';
@@ -195,7 +196,7 @@ export function baseUrlProblem(raw: string | undefined, source: string, allowIns
   if (!raw.includes('://')) {
     return {
       code: 'base_url_scheme',
-      message: `${source} ${raw} has no scheme: use https://${raw.replace(/^\/+/, '')} (or http:// for a service on this machine)`,
+      message: `${source} ${shorten(raw)} has no scheme: use https://${shorten(raw.replace(/^\/+/, ''))} (or http:// for a service on this machine)`,
     };
   }
   if (!URL.canParse(raw)) return undefined;
@@ -204,7 +205,7 @@ export function baseUrlProblem(raw: string | undefined, source: string, allowIns
   return {
     code: 'insecure_base_url',
     message:
-      `${source} ${url.origin} uses plain http, which would send the API key in clear over the network: use https. ` +
+      `${source} ${shorten(url.origin)} uses plain http, which would send the API key in clear over the network: use https. ` +
       'On a network you trust, allow it with --allow-insecure-http or AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1.',
   };
 }

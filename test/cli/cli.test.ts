@@ -232,6 +232,14 @@ describe('generate checks the output before paying', () => {
     expect(existsSync(join(work, 'nodir'))).toBe(false);
   });
 
+  it('a 5,000-character output makes a short message that still names the file', async () => {
+    const output = join(work, `${'deep/'.repeat(1000)}video.mp4`);
+    const result = await run(['generate', '--audio', AUDIO, '--image', IMAGE, '-o', output]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.length).toBeLessThan(600);
+    expect(result.stderr).toMatch(/--output: the folder .*….*\/deep does not exist/);
+  });
+
   it('exits 2 when the output is a folder, and reports it with the input problems', async () => {
     const before = uploads();
     const result = await run(['generate', '--audio', IMAGE, '--image', IMAGE, '-o', work]);
