@@ -20,6 +20,8 @@ export interface Failure {
   exitCode: ExitCode;
   lines: string[];
   json: { error: Record<string, unknown> };
+  /** What must change before the command can work (also `json.error.fix`): a suggested command is for after that. */
+  fix?: string | undefined;
 }
 
 /** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */

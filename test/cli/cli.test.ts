@@ -447,6 +447,19 @@ describe('service address mistakes', () => {
     }
   });
 
+  it('https at a plain-http port gives the fix, not the same command again: a retry cannot help', async () => {
+    const output = join(work, 'never.mp4');
+    const https = mock.baseURL.replace('http:', 'https:');
+    const result = await run(['--json', '--base-url', https, 'download', 'vid_any', '-o', output]);
+    expect(result.code).toBe(1);
+    const { error } = result.json();
+    expect(error).toMatchObject({ type: 'APIConnectionError', code: 'tls_protocol', videoId: 'vid_any' });
+    expect(error.fix).toMatch(/speaks plain http, give its address with http:\/\//);
+    expect(result.stderr).toContain(`to fix: ${error.fix}`);
+    expect(result.stderr).toMatch(/once that is fixed, to try video vid_any again, run:/);
+    expect(result.stderr).not.toMatch(/(^|; )to try video vid_any again/m);
+  });
+
   it('a refused connection on loopback names the address', async () => {
     const result = await withRetriesFastForwarded(() => run(['--json', 'list'], { env: { AVATAR_VIDEO_BASE_URL: 'http://127.0.0.1:9' } }));
     expect(result.code).toBe(1);
