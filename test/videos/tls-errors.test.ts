@@ -1,6 +1,7 @@
 /**
  * TLS failures over real loopback sockets: a self-signed certificate (made per run by test/helpers/test-ca.ts) at the
- * API and at the file host, and https against a plain-http port. Each is typed, names where it happened, and is tried once.
+ * API and at the file host, and https against a plain-http port. Each is typed, names where it happened, and is
+ * tried once.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:https';
