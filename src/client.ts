@@ -15,6 +15,7 @@ import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isLoopbackHost } from './internal/loopback.js';
 import type { RequestOptions } from './internal/request-options.js';
+import { shorten } from './internal/shorten.js';
 import { Transport } from './internal/transport.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
@@ -75,12 +76,12 @@ function validateBaseURL(raw: string, allowInsecureHttp: boolean): URL {
     throw new AvatarVideoError(`baseURL ${JSON.stringify(raw)} is not a valid URL.`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new AvatarVideoError(`baseURL must be http(s), got ${url.protocol}`);
+    throw new AvatarVideoError(`baseURL must be http(s), got ${shorten(url.protocol)}`);
   }
   if (url.username || url.password) throw new AvatarVideoError('baseURL must not contain credentials; pass apiKey instead.');
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
     throw new AvatarVideoError(
-      `baseURL ${url.origin} uses plain http, which would send the API key in clear. Use https, or set allowInsecureHttp: true.`,
+      `baseURL ${shorten(url.origin)} uses plain http, which would send the API key in clear. Use https, or set allowInsecureHttp: true.`,
     );
   }
   url.search = '';

@@ -15,6 +15,7 @@
  * request headers are never stored, response headers are redacted.
  */
 import { brandClasses, isInstance } from './internal/brand.js';
+import { shorten } from './internal/shorten.js';
 import type { Video } from './schemas.js';
 
 export class AvatarVideoError extends Error {
@@ -267,7 +268,7 @@ export class OutputPathError extends AvatarVideoError {
   readonly reason: string;
   /** `cause`: the system error, when one said what is wrong (a folder that could not be made). */
   constructor(path: string, code: OutputPathProblem, reason: string, options?: { cause?: unknown }) {
-    super(`Cannot save to ${path}: ${reason}. No job was created.`, options);
+    super(`Cannot save to ${shorten(path)}: ${reason}. No job was created.`, options);
     this.path = path;
     this.code = code;
     this.reason = reason;
@@ -417,7 +418,7 @@ export class SegmentFailedError extends AvatarVideoError {
     const end = (segment.startSeconds + segment.durationSeconds).toFixed(1);
     const last = `last job ${segment.error?.jobId}: ${segment.error?.code} ${segment.error?.message}`;
     super(
-      `Segment ${segment.index} (${segment.startSeconds.toFixed(1)} s to ${end} s) failed ${segment.attempts} time(s); ${last}. Finished segments are kept in ${workDir}: run the same call again to resume.`,
+      `Segment ${segment.index} (${segment.startSeconds.toFixed(1)} s to ${end} s) failed ${segment.attempts} time(s); ${last}. Finished segments are kept in ${shorten(workDir)}: run the same call again to resume.`,
       { cause },
     );
     this.segmentIndex = segment.index;

@@ -4,6 +4,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CsvError, parse } from 'csv-parse';
 import type { BatchItem, BatchItemResult } from '../index.js';
+import { shorten } from '../internal/shorten.js';
 import { MEDIA_FLAGS } from './flags.js';
 import { fileProblem, type Problem, UsageError, unreadable } from './usage-error.js';
 
@@ -28,7 +29,7 @@ export interface BatchFile {
 export async function readBatchFile(path: string): Promise<BatchFile> {
   const extension = extname(path).toLowerCase();
   if (extension !== '.csv' && extension !== '.jsonl') {
-    throw new UsageError([{ code: 'unsupported_batch_file', message: `${path}: give a .csv or a .jsonl file` }]);
+    throw new UsageError([{ code: 'unsupported_batch_file', message: `${shorten(path)}: give a .csv or a .jsonl file` }]);
   }
   const missing = await fileProblem(path);
   if (missing) throw new UsageError([{ code: 'unreadable_file', message: missing }]);
@@ -37,7 +38,7 @@ export async function readBatchFile(path: string): Promise<BatchFile> {
   async function* items(): AsyncIterable<BatchItem> {
     const rows = extension === '.csv' ? csvRows(path) : jsonlRows(path);
     for await (const { line, fields } of rows) {
-      const item = toItem(fields, base, `${path}:${line}`);
+      const item = toItem(fields, base, `${shorten(path)}:${line}`);
       const problems = await unreadableFiles(item);
       if (problems.length > 0) file.fileProblems.set(file.lines.length, problems);
       file.lines.push(line);
@@ -51,7 +52,7 @@ type Row = { line: number; fields: Record<string, unknown> };
 
 async function* csvRows(path: string): AsyncIterable<Row> {
   const parser = parse({
-    columns: (header: string[]) => checkColumns(header, path),
+    columns: (header: string[]) => checkColumns(header, shorten(path)),
     bom: true,
     trim: true,
     skip_empty_lines: true,
@@ -67,7 +68,7 @@ async function* csvRows(path: string): AsyncIterable<Row> {
     }
   } catch (error) {
     if (error instanceof UsageError) throw error; // from checkColumns
-    if (error instanceof CsvError) throw new UsageError([{ code: 'invalid_csv', message: `${path}: ${error.message}` }]);
+    if (error instanceof CsvError) throw new UsageError([{ code: 'invalid_csv', message: `${shorten(path)}: ${error.message}` }]);
     throw unreadableFile(error, path);
   }
 }
@@ -78,7 +79,7 @@ async function* jsonlRows(path: string): AsyncIterable<Row> {
     for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
       line += 1;
       if (text.trim() === '') continue;
-      const invalid = (why: string) => new UsageError([{ code: 'invalid_jsonl', message: `${path}:${line}: ${why}` }]);
+      const invalid = (why: string) => new UsageError([{ code: 'invalid_jsonl', message: `${shorten(path)}:${line}: ${why}` }]);
       let fields: unknown;
       try {
         fields = JSON.parse(text);
@@ -86,7 +87,7 @@ async function* jsonlRows(path: string): AsyncIterable<Row> {
         throw invalid(`not JSON (${(error as Error).message})`);
       }
       if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw invalid('expected an object');
-      checkColumns(Object.keys(fields), `${path}:${line}`);
+      checkColumns(Object.keys(fields), `${shorten(path)}:${line}`);
       yield { line, fields: fields as Record<string, unknown> };
     }
   } catch (error) {

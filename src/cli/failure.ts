@@ -12,13 +12,15 @@ import {
   WaitTimeoutError,
 } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
+import { isNeverRetried } from '../internal/retry.js';
+import { shorten } from '../internal/shorten.js';
 import { messageWithoutAdvice } from '../lib/job-error.js';
 import { flagFor } from './flags.js';
 import { ExitCode, type Failure, type Session } from './session.js';
 import { type Problem, UsageError } from './usage-error.js';
 
 /** What the run knew when it failed: the service address in use, and the job followed (its error may not name it). */
-type FailureContext = Partial<Pick<Session, 'serviceAddress' | 'job' | 'proxyInUse'>>;
+type FailureContext = Partial<Pick<Session, 'serviceAddress' | 'job' | 'proxyInUse' | 'command'>>;
 
 /**
  * Classify what a command threw. `interrupted` says Ctrl-C was pressed: whatever error the abort
@@ -57,7 +59,39 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
     .filter(([key]) => details[key] !== undefined && !message.includes(String(details[key])))
     .map(([key, label]) => `${label} ${details[key]}`);
   const lines = [message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
-  return { exitCode: ExitCode.failed, lines, json: { error: { type: known.name, message, ...details } } };
+  const fix = connectionFix(error, context);
+  if (fix === undefined) return { exitCode: ExitCode.failed, lines, json: { error: { type: known.name, message, ...details } } };
+  return {
+    exitCode: ExitCode.failed,
+    lines: [...lines, `to fix: ${fix}`],
+    json: { error: { type: known.name, message, ...details, fix } },
+    fix,
+  };
+}
+
+/**
+ * What to change, in the CLI's terms, after a connection failure no retry can fix (internal/retry.ts decides which):
+ * the same command unchanged would fail the same way. Undefined for any other error.
+ */
+function connectionFix(error: unknown, context: FailureContext): string | undefined {
+  if (!(error instanceof APIConnectionError) || !isNeverRetried(error.code)) return undefined;
+  const server = error.host ? shorten(error.host) : 'the server';
+  const proxy = context.proxyInUse;
+  switch (error.code) {
+    case 'tls_certificate':
+      return `if a CA of your own signs ${server}'s certificate, run the command with NODE_EXTRA_CA_CERTS set to that CA's file: NODE_EXTRA_CA_CERTS=/path/ca.pem ${context.command ?? 'avatar-video'} ...`;
+    case 'tls_protocol':
+      return error.origin === 'api'
+        ? `if the service at ${server} speaks plain http, give its address with http:// (--base-url or AVATAR_VIDEO_BASE_URL)`
+        : `the file host ${server} the service sent the download to speaks no TLS there: that address is the service's to fix`;
+    case 'proxy_auth': {
+      const address = `http://user:pass@${proxy?.host ?? 'host:port'}`;
+      const where = !proxy || proxy.from === '--proxy' ? `--proxy ${address}` : `${proxy.from}=${address}`;
+      return `put the proxy's credentials in its address: ${where}`;
+    }
+    case 'proxy_refused':
+      return `the proxy${proxy ? ` ${proxy.host}` : ''} does not let the request to ${server} through: list that host in NO_PROXY to reach it directly, or have the proxy allow it`;
+  }
 }
 
 /**
@@ -77,7 +111,7 @@ function inCliTerms(error: Error, context: FailureContext): string {
   if (proxy) return throughProxy(error, refused, proxy);
   if (refused !== undefined) {
     const service = context.serviceAddress
-      ? ` (the service address, ${context.serviceAddress}, from --base-url or AVATAR_VIDEO_BASE_URL)`
+      ? ` (the service address, ${shorten(context.serviceAddress)}, from --base-url or AVATAR_VIDEO_BASE_URL)`
       : '';
     return `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
   }

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { type AvatarVideo, MediaValidationError, OutputPathError, type VideoCreateParams } from '../index.js';
 import { checkOutputPath } from '../internal/output-path.js';
+import { shorten } from '../internal/shorten.js';
 import { LIMITS, probeMedia, type ValidatedCreate, validateCreateParams } from '../media/index.js';
 import { MEDIA_FLAGS, type MediaFlags, NAME_OF_FIELD } from './flags.js';
 import { fileProblem, type Problem, UsageError } from './usage-error.js';
@@ -90,6 +91,6 @@ export async function checkOutputFile(output: string, force: boolean): Promise<v
     throw error instanceof OutputPathError ? problem(`output_${error.code}`, error.reason) : error;
   });
   if (!force && (await stat(path).catch(() => undefined))) {
-    throw problem('output_exists', `${path} already exists; pass --force to replace it, or choose another name`);
+    throw problem('output_exists', `${shorten(path)} already exists; pass --force to replace it, or choose another name`);
   }
 }

@@ -46,7 +46,9 @@ function adding(failure: Failure, lines: string[], fields: Record<string, unknow
 export function withRerun(failure: Failure, words: string[], videoIds: string[], command = 'avatar-video'): Failure {
   const resume = [command, ...words.map(shellWord)].join(' ');
   const jobs = videoIds.length > 0 ? ` (${videoIds.join(', ')})` : '';
-  const advice = `the segments' jobs${jobs} are recorded beside the output; to go on without paying for them again, run the same command:`;
+  const advice = failure.fix
+    ? `the segments' jobs${jobs} are recorded beside the output; once that is fixed, this command goes on without paying for them again:`
+    : `the segments' jobs${jobs} are recorded beside the output; to go on without paying for them again, run the same command:`;
   return adding(failure, [advice, `  ${resume}`], { videoIds, resume });
 }
 
@@ -71,11 +73,13 @@ export function withResume(failure: Failure, job: TrackedJob | undefined, error:
   if (error instanceof VideoNotReadyError) job = { ...job, status: error.video.status };
   const resume = resumeCommand(job, context);
   if (resume === undefined) return failure;
+  // After a failure only a change can fix, the command is for once it is made: the same run again would fail alike.
+  const then = failure.fix ? 'once that is fixed, ' : '';
   const state =
     job.status === undefined
-      ? `to try video ${job.id} again, run:`
+      ? `${then}to try video ${job.id} again, run:`
       : job.status === 'COMPLETE'
-        ? `video ${job.id} is COMPLETE on the service; to save it without paying again, run:`
-        : `video ${job.id} keeps running on the service (it is paid for); to go on, run:`;
+        ? `video ${job.id} is COMPLETE on the service; ${then}to save it without paying again, run:`
+        : `video ${job.id} keeps running on the service (it is paid for); ${then}to go on, run:`;
   return adding(failure, [state, `  ${resume}`], { videoId: job.id, resume });
 }

@@ -2,6 +2,7 @@ import { styleText } from 'node:util';
 import { type Dispatcher, EnvHttpProxyAgent } from 'undici';
 import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
+import { shorten } from '../internal/shorten.js';
 import { proxySource } from './flags.js';
 import { createProgress, type Progress } from './progress.js';
 import { type Problem, UsageError } from './usage-error.js';
@@ -19,6 +20,8 @@ export interface Failure {
   exitCode: ExitCode;
   lines: string[];
   json: { error: Record<string, unknown> };
+  /** What must change before the command can work (also `json.error.fix`): a suggested command is for after that. */
+  fix?: string | undefined;
 }
 
 /** A job this run created or is following. Once one exists, every failure says how to go on without paying again. */
@@ -195,7 +198,7 @@ export function baseUrlProblem(raw: string | undefined, source: string, allowIns
   if (!raw.includes('://')) {
     return {
       code: 'base_url_scheme',
-      message: `${source} ${raw} has no scheme: use https://${raw.replace(/^\/+/, '')} (or http:// for a service on this machine)`,
+      message: `${source} ${shorten(raw)} has no scheme: use https://${shorten(raw.replace(/^\/+/, ''))} (or http:// for a service on this machine)`,
     };
   }
   if (!URL.canParse(raw)) return undefined;
@@ -204,7 +207,7 @@ export function baseUrlProblem(raw: string | undefined, source: string, allowIns
   return {
     code: 'insecure_base_url',
     message:
-      `${source} ${url.origin} uses plain http, which would send the API key in clear over the network: use https. ` +
+      `${source} ${shorten(url.origin)} uses plain http, which would send the API key in clear over the network: use https. ` +
       'On a network you trust, allow it with --allow-insecure-http or AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1.',
   };
 }

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { type AvatarVideo, AvatarVideoError } from '../index.js';
+import { shorten } from '../internal/shorten.js';
 
 /**
  * One thing wrong with the command line or its inputs. `field` is the create parameter, when there is one. A problem
@@ -31,13 +32,15 @@ export async function checkAll<T extends unknown[]>(...checks: { [K in keyof T]:
 
 /** Why a file named on the command line cannot be read, in words for its author. */
 export function unreadable(error: unknown, path: string): string {
-  return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${path} does not exist` : `cannot read ${path}: ${(error as Error).message}`;
+  return (error as NodeJS.ErrnoException).code === 'ENOENT'
+    ? `${shorten(path)} does not exist`
+    : `cannot read ${shorten(path)}: ${shorten((error as Error).message)}`;
 }
 
 /** Why `path` cannot be read as a file (it does not exist, it is a folder...); undefined when it can. */
 export function fileProblem(path: string): Promise<string | undefined> {
   return stat(path).then(
-    (info) => (info.isFile() ? undefined : `${path} is not a file`),
+    (info) => (info.isFile() ? undefined : `${shorten(path)} is not a file`),
     (error: unknown) => unreadable(error, path),
   );
 }

@@ -1,4 +1,5 @@
 import { AvatarVideoError } from '../errors.js';
+import { shorten } from './shorten.js';
 
 /**
  * A failure of the file system (a full or read-only disk, a folder that cannot be made) as an SDK error
@@ -6,5 +7,5 @@ import { AvatarVideoError } from '../errors.js';
  */
 export function diskError(error: unknown, making: string): unknown {
   if (error instanceof AvatarVideoError || !(error instanceof Error) || !('syscall' in error)) return error;
-  return new AvatarVideoError(`Could not save ${making}: ${error.message}`, { cause: error });
+  return new AvatarVideoError(`Could not save ${shorten(making)}: ${shorten(error.message)}`, { cause: error });
 }

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { OutputPathError, type OutputPathProblem } from '../errors.js';
+import { shorten } from './shorten.js';
 
 // Destinations are checked before a job is created: a job is paid for, so a save bound to fail must fail first.
 // A download renames a temporary file into place, so the folder is what must be writable.
@@ -38,7 +39,7 @@ export async function prepareOutputFolder(folder: string): Promise<{ path: strin
   // A folder that could not be made: say why (permissions, a file in the way) rather than that it is missing.
   const [code, reason] = problem;
   if (made instanceof Error && code === 'folder_missing') {
-    throw new OutputPathError(path, code, `the folder could not be created (${made.message})`, { cause: made });
+    throw new OutputPathError(path, code, `the folder could not be created (${shorten(made.message)})`, { cause: made });
   }
   throw new OutputPathError(path, code, reason);
 }
@@ -59,15 +60,17 @@ export async function removeCreatedFolders(path: string, created: string): Promi
 
 async function folderProblem(folder: string): Promise<Problem | undefined> {
   const found = await stat(folder).catch(() => undefined);
-  if (!found) return ['folder_missing', `the folder ${folder} does not exist; create it first, or save elsewhere`];
-  if (!found.isDirectory()) return ['not_a_folder', `${folder} is a file, not a folder`];
+  if (!found) return ['folder_missing', `the folder ${shorten(folder)} does not exist; create it first, or save elsewhere`];
+  if (!found.isDirectory()) return ['not_a_folder', `${shorten(folder)} is a file, not a folder`];
   const writable = await access(folder, constants.W_OK | constants.X_OK)
     .then(() => true)
     .catch(() => false);
-  return writable ? undefined : ['folder_not_writable', `the folder ${folder} is not writable`];
+  return writable ? undefined : ['folder_not_writable', `the folder ${shorten(folder)} is not writable`];
 }
 
 async function isFolder(path: string): Promise<Problem | undefined> {
   const found = await stat(path).catch(() => undefined);
-  return found?.isDirectory() ? ['is_folder', `${path} is a folder; give a file name, e.g. ${resolve(path, 'video.mp4')}`] : undefined;
+  return found?.isDirectory()
+    ? ['is_folder', `${shorten(path)} is a folder; give a file name, e.g. ${shorten(resolve(path, 'video.mp4'))}`]
+    : undefined;
 }

@@ -14,6 +14,14 @@ const RETRYABLE_READ_STATUS = new Set([408, 409, 429]);
 /** Connection failures no retry can fix: a certificate to trust, a port that speaks no TLS, a proxy's refusal. */
 const NOT_RETRIED: ReadonlySet<ConnectionProblem> = new Set(['tls_certificate', 'tls_protocol', 'proxy_auth', 'proxy_refused']);
 
+/**
+ * Whether no retry can fix a connection failure of this kind (the user must: a CA to trust, the scheme, the proxy's
+ * credentials or rules); such a failure happens before the request reaches the service.
+ */
+export function isNeverRetried(code: ConnectionProblem): boolean {
+  return NOT_RETRIED.has(code);
+}
+
 /** Connection errors raised before any byte of the request left (refused, DNS, connect timeout): send.ts adds them. */
 export const unsent = new WeakSet<Error>();
 
@@ -21,7 +29,7 @@ export const unsent = new WeakSet<Error>();
 export function isRetryable(kind: RequestKind, error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false;
   // A timeout is a connection error too.
-  if (error instanceof APIConnectionError) return !NOT_RETRIED.has(error.code) && (kind === 'read' || unsent.has(error));
+  if (error instanceof APIConnectionError) return !isNeverRetried(error.code) && (kind === 'read' || unsent.has(error));
   const status = (error as Partial<APIError> | undefined)?.status;
   if (typeof status !== 'number') return false;
   if (kind === 'create') return status === 429 || status === 503;

@@ -7,6 +7,7 @@ import { diskError } from '../internal/disk-error.js';
 import { header, requestId } from '../internal/headers.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { retryDelay } from '../internal/retry.js';
+import { shorten } from '../internal/shorten.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
 import type { Endpoints, StreamedAnswer } from './endpoints.js';
@@ -112,7 +113,7 @@ async function saveVideo(
 
   const path = resolve(destination);
   const existing = await stat(path).catch(() => undefined);
-  if (existing?.isDirectory()) throw new AvatarVideoError(`Cannot download to ${path}: it is a directory.`);
+  if (existing?.isDirectory()) throw new AvatarVideoError(`Cannot download to ${shorten(path)}: it is a directory.`);
 
   try {
     return await writeFileAtomic(path, async (file) => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { cliFailure } from '../../src/cli/failure.js';
 import { resumeCommand, shellWord, withRerun, withResume } from '../../src/cli/resume.js';
 import { baseUrlProblem, type Failure } from '../../src/cli/session.js';
-import { AuthenticationError, NotFoundError, VideoNotReadyError } from '../../src/index.js';
+import { APIConnectionError, AuthenticationError, NotFoundError, VideoNotReadyError } from '../../src/index.js';
 import { namingJob, nextCall } from '../../src/lib/job-error.js';
 
 const failure: Failure = { exitCode: 1, lines: ['boom'], json: { error: { type: 'Error', message: 'boom' } } };
@@ -98,6 +98,44 @@ describe('baseUrlProblem', () => {
     expect(baseUrlProblem('http://api.internal', '--base-url', false)?.message).toMatch(
       /--allow-insecure-http or AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1/,
     );
+  });
+});
+
+describe('after a connection failure no retry can fix', () => {
+  const failed = (code: 'tls_certificate' | 'proxy_auth' | 'proxy_refused' | 'timeout', context = {}) =>
+    cliFailure(new APIConnectionError('failed.', { code, origin: 'file-host', host: 'cdn.example.com' }), false, context);
+
+  it("says what to change, in the CLI's terms, for a person and as JSON", () => {
+    const untrusted = failed('tls_certificate', { command: 'npx avatar-video' });
+    expect(untrusted.fix).toMatch(/cdn\.example\.com's certificate.*NODE_EXTRA_CA_CERTS=\/path\/ca\.pem npx avatar-video \.\.\.$/);
+    expect(untrusted.lines.at(-1)).toBe(`to fix: ${untrusted.fix}`);
+    expect(untrusted.json.error).toMatchObject({ code: 'tls_certificate', fix: untrusted.fix });
+    const proxy = { proxyInUse: { host: 'proxy.internal:3128', from: 'HTTPS_PROXY' } };
+    expect(failed('proxy_auth', proxy).fix).toBe(
+      "put the proxy's credentials in its address: HTTPS_PROXY=http://user:pass@proxy.internal:3128",
+    );
+    expect(failed('proxy_refused', proxy).fix).toMatch(
+      /^the proxy proxy\.internal:3128 does not let the request to cdn\.example\.com through: list that host in NO_PROXY/,
+    );
+    // A timeout may pass: no fix, and the usual advice.
+    expect(failed('timeout').fix).toBeUndefined();
+    expect(failed('timeout').json.error.fix).toBeUndefined();
+  });
+
+  it('gives the command that goes on as one for once it is fixed, never as a plain run again', () => {
+    const untrusted = failed('tls_certificate');
+    const resumed = withResume(untrusted, { id: 'vid_1', status: 'COMPLETE', output: 'a.mp4' }, new Error('x'));
+    expect(resumed.lines.slice(-2)).toEqual([
+      'video vid_1 is COMPLETE on the service; once that is fixed, to save it without paying again, run:',
+      '  avatar-video download vid_1 -o a.mp4',
+    ]);
+    const unseen = withResume(untrusted, { id: 'vid_1', output: 'a.mp4' }, new Error('x'));
+    expect(unseen.lines.at(-2)).toBe('once that is fixed, to try video vid_1 again, run:');
+    const rerun = withRerun(untrusted, ['generate', '-o', 'out.mp4'], ['vid_1']);
+    expect(rerun.lines.at(-2)).toBe(
+      "the segments' jobs (vid_1) are recorded beside the output; once that is fixed, this command goes on without paying for them again:",
+    );
+    expect(rerun.lines.join('\n')).not.toContain('run the same command');
   });
 });
 

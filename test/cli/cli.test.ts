@@ -232,6 +232,14 @@ describe('generate checks the output before paying', () => {
     expect(existsSync(join(work, 'nodir'))).toBe(false);
   });
 
+  it('a 5,000-character output makes a short message that still names the file', async () => {
+    const output = join(work, `${'deep/'.repeat(1000)}video.mp4`);
+    const result = await run(['generate', '--audio', AUDIO, '--image', IMAGE, '-o', output]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.length).toBeLessThan(600);
+    expect(result.stderr).toMatch(/--output: the folder .*….*\/deep does not exist/);
+  });
+
   it('exits 2 when the output is a folder, and reports it with the input problems', async () => {
     const before = uploads();
     const result = await run(['generate', '--audio', IMAGE, '--image', IMAGE, '-o', work]);
@@ -437,6 +445,19 @@ describe('service address mistakes', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/Could not connect to 0\.0\.0\.0:9 \(the service address, http:\/\/0\.0\.0\.0:9\/.*refused/);
     }
+  });
+
+  it('https at a plain-http port gives the fix, not the same command again: a retry cannot help', async () => {
+    const output = join(work, 'never.mp4');
+    const https = mock.baseURL.replace('http:', 'https:');
+    const result = await run(['--json', '--base-url', https, 'download', 'vid_any', '-o', output]);
+    expect(result.code).toBe(1);
+    const { error } = result.json();
+    expect(error).toMatchObject({ type: 'APIConnectionError', code: 'tls_protocol', videoId: 'vid_any' });
+    expect(error.fix).toMatch(/speaks plain http, give its address with http:\/\//);
+    expect(result.stderr).toContain(`to fix: ${error.fix}`);
+    expect(result.stderr).toMatch(/once that is fixed, to try video vid_any again, run:/);
+    expect(result.stderr).not.toMatch(/(^|; )to try video vid_any again/m);
   });
 
   it('a refused connection on loopback names the address', async () => {

@@ -169,6 +169,8 @@ async function listThrough(proxy: string): Promise<unknown> {
     expect(cli.code).toBe(1);
     expect(cli.json().error).toMatchObject({ type: 'APIConnectionError', code: 'proxy_auth' });
     expect(cli.stderr).toContain(`The proxy 127.0.0.1:${proxy.port} refused`);
+    // The fix in the CLI's terms: the same command unchanged would be refused alike.
+    expect(cli.json().error.fix).toBe(`put the proxy's credentials in its address: --proxy http://user:pass@127.0.0.1:${proxy.port}`);
     expect((await proxy.accessLogOf(3, 500)).map((line) => line.result)).toEqual(['TCP_DENIED/407', 'TCP_DENIED/407']);
     expect(await proxy.rawAccessLog()).not.toContain(KEY);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APIConnectionError, VideoFailedError, WaitTimeoutError } from '../../src/errors.js';
+import { APIConnectionError, APIConnectionTimeoutError, VideoFailedError, WaitTimeoutError } from '../../src/errors.js';
 import { describeItemError } from '../../src/lib/batch/item-error.js';
 import type { Video } from '../../src/schemas.js';
 
@@ -23,7 +23,21 @@ describe('describeItemError (a failed item in the summary and report.csv)', () =
 
   it('a connection lost during the create: the job may exist, and a rerun creates the item again', () => {
     const described = describeItemError(new APIConnectionError('socket hang up'), undefined);
-    expect(described.code).toBe('APIConnectionError');
+    expect(described.code).toBe('connection');
     expect(described.message).toContain('may have reached the service');
+  });
+
+  it("a connection failure's code is the kind of failure, not the class: a certificate, a proxy, a timeout", () => {
+    for (const code of ['tls_certificate', 'tls_protocol', 'proxy_auth', 'proxy_refused', 'proxy_unreachable'] as const) {
+      expect(describeItemError(new APIConnectionError('failed', { code }), undefined).code).toBe(code);
+    }
+    expect(describeItemError(new APIConnectionTimeoutError(), 'vid_9').code).toBe('timeout');
+  });
+
+  it('a failure no retry can fix (an untrusted certificate) reached nothing: fix it, then rerun', () => {
+    const described = describeItemError(new APIConnectionError('not trusted', { code: 'tls_certificate' }), undefined);
+    expect(described.message).toBe(
+      'not trusted Nothing reached the service: once that is fixed, a rerun over the same folder makes the item.',
+    );
   });
 });

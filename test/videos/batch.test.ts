@@ -188,6 +188,19 @@ describe('generateBatch resumes from its ledger', () => {
 });
 
 describe('generateBatch failures', () => {
+  it("reports a connection failure by its kind: https at the mock's plain-http port fails each item as tls_protocol", async () => {
+    await start();
+    const https = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL.replace('http:', 'https:'), logLevel: 'off' });
+    try {
+      const summary = await https.videos.generateBatch(items(2), { outputDir: join(dir, 'out'), concurrency: 1, ...fast });
+      expect(summary).toMatchObject({ completed: 0, failed: 2 });
+      for (const result of summary.results) expect(result).toMatchObject({ status: 'failed', error: { code: 'tls_protocol' } });
+      expect(mock.creates).toBe(0);
+    } finally {
+      await https.close();
+    }
+  });
+
   it('reports a failed job without retrying it, and carries on with the rest', async () => {
     await start();
     mock.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'No face in the image.' } });

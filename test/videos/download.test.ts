@@ -414,6 +414,17 @@ describe('failures leave the destination untouched', () => {
     await expect(client.videos.download('vid_1', join(dir, 'folder'))).rejects.toThrow(AvatarVideoError);
     expect(cdn.requests).toHaveLength(0);
   });
+
+  it('a 5,000-character destination makes a short message that still names the file', async () => {
+    const { client } = await origins((req, res) => sendFile(req, res));
+    const target = join(dir, `${'deep/'.repeat(1000)}video.mp4`);
+    const error = await client.videos.download('vid_1', target).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AvatarVideoError);
+    const { message } = error as Error;
+    expect(message.length).toBeLessThan(600);
+    expect(message).toContain('/deep/video.mp4');
+    expect(message).toContain('…');
+  });
 });
 
 /** An API whose content endpoint answers with `content` itself (no redirect) on each call. */

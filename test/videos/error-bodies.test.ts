@@ -131,15 +131,19 @@ describe('a base URL that is not the API', () => {
     expect(String(error.body).length).toBeLessThanOrEqual(2049);
   });
 
-  it('the same from a JSON request, the page typed text/html or not', async () => {
+  it('the same from a JSON request (retrieve, create), the page typed text/html or not, naming the host', async () => {
     for (const type of ['text/html', 'application/octet-stream']) {
-      const { client } = await webServer(405, type);
-      const error = (await client.videos.retrieve('vid_1').catch((e: unknown) => e)) as APIError;
-      expect(error.status).toBe(405);
-      // The host is named where the transport passes it (see throwForStatus); the words are the same either way.
-      expect(error.message).toMatch(
-        /^405: the server( at [\d.:]+)? answered an HTML page \("Error response"\), not the API's JSON: check baseURL$/,
-      );
+      const { client, host } = await webServer(405, type);
+      const errors = [
+        await client.videos.retrieve('vid_1').catch((e: unknown) => e),
+        await client.videos.create(createParams, { validate: false }).catch((e: unknown) => e),
+      ] as APIError[];
+      for (const error of errors) {
+        expect(error.status).toBe(405);
+        expect(error.message).toBe(
+          `405: the server at ${host} answered an HTML page ("Error response"), not the API's JSON: check baseURL`,
+        );
+      }
     }
   });
 
@@ -163,6 +167,23 @@ describe('a base URL that is not the API', () => {
       );
     }
     expect(server.requests.map((request) => request.url)).toEqual(['/v1/v1/videos/vid_1/content', '/v1/v1/videos/vid_1/content']);
+    // The same hint from the JSON requests.
+    const client = new AvatarVideo({ apiKey: KEY, baseURL: `${server.url}/v1`, logLevel: 'off', maxRetries: 0 });
+    closers.push(() => client.close());
+    const fromJson = [
+      await client.videos.retrieve('vid_1').catch((e: unknown) => e),
+      await client.videos.create(createParams, { validate: false }).catch((e: unknown) => e),
+    ];
+    for (const error of fromJson) {
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect((error as Error).message).toMatch(
+        /^404: Not Found \(baseURL ends in \/v1, and the SDK adds \/v1 itself: drop \/v1 from baseURL/,
+      );
+    }
+    expect(server.requests.slice(2).map((request) => `${request.method} ${request.url}`)).toEqual([
+      'GET /v1/v1/videos/vid_1',
+      'POST /v1/v1/videos',
+    ]);
     // The same 404 at the right path is only the API's word: no hint.
     const right = new AvatarVideo({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
     closers.push(() => right.close());

@@ -65,6 +65,17 @@ describe('the destination is checked before any job is created', () => {
     expect(creates()).toEqual([]);
   });
 
+  it('generate to a 5,000-character output: a short message that still names the file, the whole path as a field', async () => {
+    await setup(0);
+    const output = join(dir, `${'deep/'.repeat(1000)}video.mp4`);
+    const error = await client.videos.generate(params(), { output, ...fast }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'OutputPathError', code: 'folder_missing', path: output });
+    const { message } = error as Error;
+    expect(message.length).toBeLessThan(600);
+    expect(message).toMatch(/^Cannot save to .*….*\/deep\/video\.mp4: /);
+    expect(creates()).toEqual([]);
+  });
+
   it('generate without an output (a JavaScript caller): OutputPathError, no create sent', async () => {
     await setup(0);
     const options = { ...fast } as unknown as { output: string };

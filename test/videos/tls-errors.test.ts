@@ -1,8 +1,8 @@
 /**
- * TLS failures over real loopback sockets: a self-signed certificate (made per run by openssl) at the API and at the
- * file host, and https against a plain-http port. Each is typed, names where it happened, and is tried once.
+ * TLS failures over real loopback sockets: a self-signed certificate (made per run by test/helpers/test-ca.ts) at the
+ * API and at the file host, and https against a plain-http port. Each is typed, names where it happened, and is
+ * tried once.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -12,45 +12,19 @@ import { beforeAll, expect, it } from 'vitest';
 import { APIConnectionError, AvatarVideo } from '../../src/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
+import { makeTestCertificates } from '../helpers/test-ca.js';
 
 const KEY = 'sk-tls-secret-123';
 const closers = useCleanup();
 let dir: string;
 let tls: { key: Buffer; cert: Buffer };
 
-/** Run a command to its end (async: never block the loop that serves the tests' sockets). */
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited ${code}: ${stderr}`))));
-  });
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'avatar-tls-'));
   closers.push(() => rm(dir, { recursive: true, force: true }));
-  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-  const subject = ['-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'];
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-    '-days',
-    '1',
-    ...subject,
-  ]);
-  tls = { key: await readFile(key), cert: await readFile(cert) };
+  // The self-signed certificate of the run's throwaway CA: nothing trusts it.
+  const made = await makeTestCertificates(dir);
+  tls = { key: await readFile(made.untrustedKey), cert: await readFile(made.untrustedCert) };
 });
 
 /** An https server with the self-signed certificate, counting TCP connections. */

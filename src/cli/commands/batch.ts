@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type AvatarVideo, BatchInputError, OutputPathError } from '../../index.js';
+import { shorten } from '../../internal/shorten.js';
 import { type BatchFile, readBatchFile, writeReport } from '../batch-file.js';
 import { concurrency, NAME_OF_FIELD } from '../flags.js';
 import { ExitCode, type Session } from '../session.js';
@@ -29,7 +30,7 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
   const outDir = resolve(flags.outDir);
   // Said at once: cleanup after Ctrl-C may outlast the grace period, and the jobs made are in the ledger.
   const onInterrupt = () =>
-    session.note(`stopping; run the same command again to resume: jobs already made in ${outDir} are not paid for twice`);
+    session.note(`stopping; run the same command again to resume: jobs already made in ${shorten(outDir)} are not paid for twice`);
   session.signal.addEventListener('abort', onInterrupt, { once: true });
   const summary = await client.videos
     .generateBatch(read.items, {
@@ -92,7 +93,7 @@ const IN_COLUMNS: Record<string, string> = {
 };
 
 function toProblem(p: AvatarVideo.BatchProblem, file: string, lines: number[]): Problem {
-  const where = `${file}:${lines[p.index] ?? `item ${p.index + 1}`}`;
+  const where = `${shorten(file)}:${lines[p.index] ?? `item ${p.index + 1}`}`;
   const column = p.field ? ` (${NAME_OF_FIELD[p.field] ?? p.field})` : '';
   const message = `${where}${p.key ? ` ${p.key}` : ''}${column}: ${IN_COLUMNS[p.code] ?? p.message}`;
   return { index: p.index, key: p.key, ...(p.field ? { field: p.field } : {}), code: p.code, message };

@@ -7,6 +7,7 @@ import {
   VideoFailedError,
   WaitTimeoutError,
 } from '../../errors.js';
+import { isNeverRetried } from '../../internal/retry.js';
 import type { BatchItemError, BatchItemResult } from './types.js';
 
 export const BATCH_ABORTED = 'The batch was aborted.';
@@ -34,9 +35,13 @@ export function describeItemError(error: unknown, jobId: string | undefined, att
   const resume = jobId
     ? ` Job ${jobId} was created and paid for: run the batch again over the same folder to resume it.`
     : error instanceof APIConnectionError
-      ? ' The create may have reached the service before the connection failed: a rerun creates the item again.'
+      ? isNeverRetried(error.code)
+        ? ' Nothing reached the service: once that is fixed, a rerun over the same folder makes the item.'
+        : ' The create may have reached the service before the connection failed: a rerun creates the item again.'
       : '';
   if (error instanceof WaitTimeoutError) return { code: 'wait_timeout', message: `${message}${resume}` };
   if (error instanceof APIError) return { code: error.code ?? `http_${error.status}`, message: `${message}${resume}` };
+  // What kind of connection failure (`tls_certificate`, `proxy_auth`, `timeout`...), not the class every kind shares.
+  if (error instanceof APIConnectionError) return { code: error.code, message: `${message}${resume}` };
   return { code: error instanceof Error ? error.name : 'error', message: `${message}${resume}` };
 }

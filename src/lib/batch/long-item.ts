@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SegmentFailedError } from '../../errors.js';
+import { shorten } from '../../internal/shorten.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
 import { abortError, describeItemError, failed } from './item-error.js';
@@ -55,6 +56,6 @@ function longFailure(key: string, workDir: string, error: unknown): BatchItemRes
   // Its message names the segment, its last job and the folder already.
   if (error instanceof SegmentFailedError) return failed(key, error.jobId || undefined, error);
   const { code } = describeItemError(error, undefined);
-  const message = `${error instanceof Error ? error.message : String(error)} Segment jobs already made are recorded in ${workDir}: run the batch again over the same folder to resume them.`;
+  const message = `${error instanceof Error ? error.message : String(error)} Segment jobs already made are recorded in ${shorten(workDir)}: run the batch again over the same folder to resume them.`;
   return { key, status: 'failed', error: { code, message } };
 }

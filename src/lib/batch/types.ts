@@ -67,7 +67,10 @@ export interface BatchProgress {
 }
 
 export interface BatchItemError {
-  /** The job's `error.code`, the API error's code, or a code of the SDK (`wait_timeout`, `aborted`...). */
+  /**
+   * The job's `error.code`, the API error's code, a connection error's `code` (`connection`, `timeout`,
+   * `tls_certificate`, `proxy_auth`...), or a code of the SDK (`wait_timeout`, `aborted`...).
+   */
   code: string;
   message: string;
 }

@@ -7,6 +7,7 @@ import { diskError } from '../../internal/disk-error.js';
 import { checkOutputPath } from '../../internal/output-path.js';
 import type { RequestOptions } from '../../internal/request-options.js';
 import { runPool } from '../../internal/run-pool.js';
+import { shorten } from '../../internal/shorten.js';
 import type { Video } from '../../schemas.js';
 import { downloadVideo } from '../download.js';
 import type { Endpoints, UploadProgress } from '../endpoints.js';
@@ -210,7 +211,7 @@ function namingRunJobs(error: unknown, run: LongRun): unknown {
   if (error instanceof SegmentFailedError) return namingJob(error, error.jobId);
   const ids = run.writer.manifest.segments.flatMap((s) => (s.jobId === null ? [] : [s.jobId]));
   if (ids[0] === undefined) return error;
-  const advice = `The segments' jobs (${ids.join(', ')}) are recorded in ${run.workDir}: run the same generateLong call again to resume without paying for them twice.`;
+  const advice = `The segments' jobs (${ids.join(', ')}) are recorded in ${shorten(run.workDir)}: run the same generateLong call again to resume without paying for them twice.`;
   return namingJob(error, ids[0], advice);
 }
 

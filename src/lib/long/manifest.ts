@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
+import { shorten } from '../../internal/shorten.js';
 
 /**
  * The record of a long generation, kept in its work folder so that nothing paid for is lost: a rerun
@@ -39,9 +40,12 @@ const MANIFEST_NAME = 'manifest.json';
 export async function readManifest(workDir: string): Promise<LongManifest | undefined> {
   const path = join(workDir, MANIFEST_NAME);
   const unreadable = (why: string, cause?: unknown) =>
-    new AvatarVideoError(`${path} ${why}; use another workDir, or remove that folder to start over (jobs it names are not resumed then).`, {
-      cause,
-    });
+    new AvatarVideoError(
+      `${shorten(path)} ${why}; use another workDir, or remove that folder to start over (jobs it names are not resumed then).`,
+      {
+        cause,
+      },
+    );
   let manifest: LongManifest;
   try {
     manifest = JSON.parse(await readFile(path, 'utf8')) as LongManifest;

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { APIUserAbortError, UploadInputError } from '../../errors.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
+import { shorten } from '../../internal/shorten.js';
 import type { LocalSource } from '../../internal/source.js';
 
 /** Bytes copied per read: a segment is streamed through, never held whole. */
@@ -25,7 +26,7 @@ export function writeSegmentFile(path: string, source: LocalSource, parts: Segme
         throwIfAborted(signal);
         const length = Math.min(COPY_CHUNK, end - at);
         const bytes = await source.read(at, length);
-        if (bytes.length < length) throw new UploadInputError(`${source.name} ended early while writing ${basename(path)}.`);
+        if (bytes.length < length) throw new UploadInputError(`${shorten(source.name)} ended early while writing ${basename(path)}.`);
         await file.write(bytes);
       }
     }

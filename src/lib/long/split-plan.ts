@@ -1,5 +1,6 @@
 import { MediaValidationError } from '../../errors.js';
 import { checkArgument } from '../../internal/arguments.js';
+import { shorten } from '../../internal/shorten.js';
 import { planCuts } from './quiet-points.js';
 import { type SegmentPart, throwIfAborted } from './segment-file.js';
 
@@ -50,5 +51,7 @@ export async function planSegments(
 
 /** The audio is a format splitAudio cannot cut (a compressed WAV): reported like any other unsupported input. */
 export function unsupportedAudio(name: string, what: string, allowed: string): MediaValidationError {
-  return new MediaValidationError([{ field: 'audio_reference', code: 'unsupported_format', message: `${name} ${what}; ${allowed}.` }]);
+  return new MediaValidationError([
+    { field: 'audio_reference', code: 'unsupported_format', message: `${shorten(name)} ${what}; ${allowed}.` },
+  ]);
 }

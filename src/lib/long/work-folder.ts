@@ -1,6 +1,7 @@
 import { join, relative } from 'node:path';
 import { AvatarVideoError } from '../../errors.js';
 import { prepareOutputFolder } from '../../internal/output-path.js';
+import { shorten } from '../../internal/shorten.js';
 import type { Uploadable } from '../../uploads.js';
 import { InputHasher } from '../media/inputs-hash.js';
 import type { VideoCreateParams } from '../media/prepare.js';
@@ -42,7 +43,7 @@ export async function prepareWorkFolder(
   const existing = await readManifest(workDir);
   if (existing && JSON.stringify(existing.input) !== JSON.stringify(input)) {
     throw new AvatarVideoError(
-      `${workDir} holds the jobs of a different long video (other audio, visual reference, model or segment length). Use another workDir, or remove it to start over.`,
+      `${shorten(workDir)} holds the jobs of a different long video (other audio, visual reference, model or segment length). Use another workDir, or remove it to start over.`,
     );
   }
   const writer = new ManifestWriter(workDir, existing ?? { version: 1, input, segments: [] });

@@ -1,5 +1,6 @@
 import { MediaValidationError } from '../../errors.js';
 import { checkOptions } from '../../internal/arguments.js';
+import { shorten } from '../../internal/shorten.js';
 import { type LocalSource, openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
 import { ProbeFailure, unsupported } from './failure.js';
@@ -66,11 +67,13 @@ export async function probeSource(source: LocalSource, field?: string): Promise<
 /** Every failure, including an I/O error or a parser bug, leaves as a MediaValidationError naming the file. */
 function toValidationError(error: unknown, name: string, field: string | undefined, format: MediaFormat | undefined): MediaValidationError {
   const failure = error instanceof ProbeFailure ? error : undefined;
-  const detail = failure?.detail ?? (error instanceof Error ? error.message : String(error));
+  // An I/O error's message quotes the path again.
+  const detail = failure?.detail ?? shorten(error instanceof Error ? error.message : String(error));
+  const quoted = shorten(name);
   const message =
     failure?.code === 'unsupported_format'
-      ? `${name} is ${detail}; ${(field && ALLOWED[field]) ?? ALLOWED_ANY}`
-      : `${name} cannot be read${format ? ` as ${FORMATS[format].label}` : ''}: ${detail}`;
+      ? `${quoted} is ${detail}; ${(field && ALLOWED[field]) ?? ALLOWED_ANY}`
+      : `${quoted} cannot be read${format ? ` as ${FORMATS[format].label}` : ''}: ${detail}`;
   const mediaError = new MediaValidationError([{ field: field ?? 'source', code: failure?.code ?? 'unreadable_media', message }]);
   if (!failure) mediaError.cause = error;
   return mediaError;
