@@ -52,7 +52,7 @@ export interface MockServer
 }
 
 /**
- * Starts the mock: an API origin and a CDN origin on 127.0.0.1. It needs no msw installed (src/testing/msw.ts).
+ * Starts the mock: an API origin and a CDN origin on 127.0.0.1. It needs no msw installed: the parts it uses are bundled.
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const state = new MockState(options);

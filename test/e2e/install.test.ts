@@ -121,8 +121,17 @@ describe('installing avatar-video', () => {
     expect(shipped, `${NOTICES} is out of date: run \`npm run build && npx tsx scripts/third-party-notices.ts\``).toBe(expected);
     const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
     const [pack] = JSON.parse(stdout) as [{ files: { path: string }[] }];
+    // samples/ is the demo's own media, made for this project, not a third party's.
     const outsideDist = pack.files.map((file) => file.path).filter((path) => !path.startsWith('dist/'));
-    expect(outsideDist.sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', NOTICES, 'package.json']);
+    expect(outsideDist.sort()).toEqual([
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      NOTICES,
+      'package.json',
+      'samples/portrait.png',
+      'samples/speech.wav',
+    ]);
   });
 
   it('ships no source maps: they could point only at sources the package does not hold', async () => {
