@@ -11,11 +11,10 @@ import {
   type OutputPathProblem,
 } from './errors.js';
 import { checkOptions } from './internal/arguments.js';
+import { validateBaseURL } from './internal/base-url.js';
 import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
-import { isLoopbackHost } from './internal/loopback.js';
 import type { RequestOptions } from './internal/request-options.js';
-import { shorten } from './internal/shorten.js';
 import { Transport } from './internal/transport.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
@@ -66,28 +65,6 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
 
 function env(name: string): string | undefined {
   return process.env[name]?.trim() || undefined;
-}
-
-function validateBaseURL(raw: string, allowInsecureHttp: boolean): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new AvatarVideoError(`baseURL ${JSON.stringify(raw)} is not a valid URL.`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new AvatarVideoError(`baseURL must be http(s), got ${shorten(url.protocol)}`);
-  }
-  if (url.username || url.password) throw new AvatarVideoError('baseURL must not contain credentials; pass apiKey instead.');
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
-    throw new AvatarVideoError(
-      `baseURL ${shorten(url.origin)} uses plain http, which would send the API key in clear. Use https, or set allowInsecureHttp: true.`,
-    );
-  }
-  url.search = '';
-  url.hash = '';
-  if (!url.pathname.endsWith('/')) url.pathname += '/';
-  return url;
 }
 
 /**

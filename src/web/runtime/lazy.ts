@@ -1,3 +1,5 @@
+import * as encoder from 'form-data-encoder';
+import * as formData from 'formdata-node';
 import * as zod from 'zod';
 import type * as Node from '../../internal/lazy.js';
 import { once } from '../../internal/once.js';
@@ -7,8 +9,8 @@ import { once } from '../../internal/once.js';
 
 export { once };
 
-/** The packages the shared code reaches on the web: zod, for the schemas of answers. */
-const PACKAGES: Record<string, unknown> = { zod };
+/** The packages the shared code reaches on the web: zod for the answers, the multipart encoder for uploads. */
+const PACKAGES: Record<string, unknown> = { zod, 'form-data-encoder': encoder, 'formdata-node': formData };
 
 export const lazyRequire: typeof Node.lazyRequire = <T>(name: string) =>
   once(() => {
