@@ -15,8 +15,11 @@ export type RequestBody = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>
 export type ResponseBody = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 /** The chunks of a body, whichever its kind (a web stream is iterable in Node, Bun and Deno, not in every browser). */
-export async function* chunksOf(body: ResponseBody): AsyncGenerator<Uint8Array> {
-  if (Symbol.asyncIterator in body) return yield* body as AsyncIterable<Uint8Array>;
+export function chunksOf(body: ResponseBody): AsyncIterable<Uint8Array> {
+  return Symbol.asyncIterator in body ? (body as AsyncIterable<Uint8Array>) : readerChunks(body);
+}
+
+async function* readerChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   const reader = body.getReader();
   try {
     for (;;) {

@@ -16,7 +16,7 @@ export interface VideoContent {
 
 /** @internal The body of a content answer with its failures as SDK errors (timeout, abort, connection), the original as `cause`. */
 export function contentBody(response: StreamedAnswer): ReadableStream<Uint8Array> {
-  const chunks = chunksOf(response.body as ResponseBody);
+  const chunks = chunksOf(response.body as ResponseBody)[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -31,7 +31,7 @@ export function contentBody(response: StreamedAnswer): ReadableStream<Uint8Array
         }
       },
       async cancel() {
-        await chunks.return(undefined);
+        await chunks.return?.();
         response.release();
       },
     },
