@@ -46,6 +46,44 @@ const importTestingEntry: NonNullable<Options['esbuildPlugins']>[number] = {
   },
 };
 
+/**
+ * The web build's twins of modules that reach Node at their edge: the same exports over web APIs only, swapped in for
+ * avatar-video/web (Workers, Edge, browsers). Keys and values are paths under src/.
+ */
+const WEB_TWINS: Record<string, string> = {
+  'internal/source.ts': 'internal/byte-source.ts',
+  'internal/lazy.ts': 'web/runtime/lazy.ts',
+  'internal/mediabunny.ts': 'web/runtime/mediabunny.ts',
+  'internal/tracing.ts': 'web/runtime/tracing.ts',
+  'lib/tracing.ts': 'web/runtime/job-tracing.ts',
+  'lib/content.ts': 'web/runtime/content.ts',
+  'internal/multipart.ts': 'web/runtime/multipart.ts',
+};
+
+/** An import of Node's modules or of undici in built code: the web build must have none. */
+const NODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](?:node:[^"']+|undici)["']/;
+
+/**
+ * esbuild plugin of the web build: each import of a `WEB_TWINS` module loads its twin. Node's modules and undici stay
+ * external and free of side effects, so that an import only the Node features use (generate's download, reached
+ * through lib/generate.ts for createAndWait) is dropped with them; one that is still there fails the build.
+ */
+const webRuntime: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'web-runtime',
+  setup(build) {
+    const twins = new Map(Object.entries(WEB_TWINS).map(([from, to]) => [resolve('src', from), resolve('src', to)]));
+    build.onResolve({ filter: /\.js$/ }, ({ path, resolveDir }) => {
+      const twin = path.startsWith('.') ? twins.get(resolve(resolveDir, path.replace(/\.js$/, '.ts'))) : undefined;
+      return twin ? { path: twin } : undefined;
+    });
+    build.onResolve({ filter: /^(node:|undici$)/ }, ({ path }) => ({ path, external: true, sideEffects: false }));
+    build.onEnd(({ outputFiles = [] }) => {
+      const reached = outputFiles.filter((file) => NODE_IMPORT.test(file.text)).map((file) => file.path);
+      if (reached.length > 0) throw new Error(`the web build imports Node's modules or undici in ${reached.join(', ')}`);
+    });
+  },
+};
+
 /** The library's entries (ESM and CommonJS, with declarations): one config each, as each sits at its own depth. */
 const library: Options = {
   format: ['esm', 'cjs'],
@@ -88,6 +126,24 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     define: vendoredMediabunny('../'),
     external: ['avatar-video'],
     esbuildPlugins: [importSharedFromMain],
+    clean: false,
+  },
+  // avatar-video/web, also what `avatar-video` resolves to under the workerd, worker, edge-light and browser
+  // conditions: ESM for any runtime, zod left to the user's bundler (a dependency), mediabunny's ESM build in a chunk
+  // of its own, loaded by the first MP4/MOV probed.
+  {
+    // Its own output folder, so that mediabunny's chunk lands beside it rather than among the command's chunks.
+    entry: { index: 'src/web/index.ts' },
+    outDir: `${outDir}/web`,
+    format: ['esm'],
+    dts: { compilerOptions: { stripInternal: true } },
+    target: 'es2022',
+    platform: 'neutral',
+    sourcemap: false,
+    splitting: true,
+    // Bundled: under a browser condition formdata-node would be the page's own FormData, which takes no file-like part.
+    noExternal: ['form-data-encoder', 'formdata-node'],
+    esbuildPlugins: [webRuntime],
     clean: false,
   },
   // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.

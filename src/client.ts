@@ -11,11 +11,11 @@ import {
   type OutputPathProblem,
 } from './errors.js';
 import { checkOptions } from './internal/arguments.js';
+import { validateBaseURL } from './internal/base-url.js';
+import { chooseHttpClient } from './internal/choose-http.js';
 import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
-import { isLoopbackHost } from './internal/loopback.js';
 import type { RequestOptions } from './internal/request-options.js';
-import { shorten } from './internal/shorten.js';
 import { Transport } from './internal/transport.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
@@ -49,9 +49,18 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
    * The undici dispatcher for every request, to the API and to the file host alike: pass
    * `new ProxyAgent(url)` or `new EnvHttpProxyAgent()` to go through a proxy. The client does not close
    * a dispatcher it was given. The key still goes only to the API's origin.
+   * Not with `fetch`, nor on a runtime whose undici has no dispatcher (Bun): an `InvalidArgumentError` says so.
    * @default a keep-alive `Agent` of the client's own
    */
   dispatcher?: Dispatcher | undefined;
+  /**
+   * A fetch function to send every request with instead of undici: your own instrumented fetch (tracing, a test
+   * double), which then sees every request, to the API and to the file host. Redirects are still followed by the SDK
+   * (`redirect: 'manual'`), so the key never reaches another origin. Failures carry less detail than undici's (the
+   * connection problem `code` is read from what the fetch's error says). Not with `dispatcher`.
+   * @default undici on Node; the runtime's global fetch where undici has no dispatcher (Bun)
+   */
+  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   /**
    * How many video jobs this client runs at once: the one limit on jobs, for `generate`, `createAndWait`,
    * `generateLong`'s segments and `generateBatch`'s items alike, each holding a place from its create to its end (a
@@ -66,28 +75,6 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
 
 function env(name: string): string | undefined {
   return process.env[name]?.trim() || undefined;
-}
-
-function validateBaseURL(raw: string, allowInsecureHttp: boolean): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new AvatarVideoError(`baseURL ${JSON.stringify(raw)} is not a valid URL.`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new AvatarVideoError(`baseURL must be http(s), got ${shorten(url.protocol)}`);
-  }
-  if (url.username || url.password) throw new AvatarVideoError('baseURL must not contain credentials; pass apiKey instead.');
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
-    throw new AvatarVideoError(
-      `baseURL ${shorten(url.origin)} uses plain http, which would send the API key in clear. Use https, or set allowInsecureHttp: true.`,
-    );
-  }
-  url.search = '';
-  url.hash = '';
-  if (!url.pathname.endsWith('/')) url.pathname += '/';
-  return url;
 }
 
 /**
@@ -140,7 +127,7 @@ export class AvatarVideo {
       apiKey,
       baseURL: this.baseURL,
       headers: { 'user-agent': `avatar-video/${VERSION} node/${process.versions.node}`, accept: 'application/json', ...options.headers },
-      dispatcher: options.dispatcher,
+      http: chooseHttpClient({ fetch: options.fetch, dispatcher: options.dispatcher, secret: apiKey }),
       logger: this.logger,
       debug: level === 'debug',
       timeout: this.timeout,

@@ -1,21 +1,11 @@
 import { createRequire } from 'node:module';
+import { once } from './once.js';
+
+export { once };
 
 // Dependencies resolve from this file's location, as a static import would. tsup's shims give the CommonJS build
 // an import.meta.url.
 const load = createRequire(import.meta.url);
-
-/** `make()`'s value, computed at the first call and kept. */
-export function once<T>(make: () => T): () => T {
-  let value: T | undefined;
-  let made = false;
-  return () => {
-    if (!made) {
-      value = make();
-      made = true;
-    }
-    return value as T;
-  };
-}
 
 /**
  * A dependency loaded at its first use rather than at import: undici and zod took most of a cold

@@ -7,43 +7,14 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { UploadInputError } from '../errors.js';
 import { NamedUpload, type Uploadable } from '../uploads.js';
+import { fileLike, isWebStream, type LocalSource, openBytes } from './byte-source.js';
 import { shorten } from './shorten.js';
 
-/**
- * An upload input opened for random-access reads (media probing) and for sending (as many times as a
- * retry needs). One-shot streams are spooled to a temporary file; `dispose()` removes it.
- */
-export interface LocalSource {
-  /** Name for messages and the upload's file name. */
-  readonly name: string;
-  readonly size: number;
-  /** Path on disk, when the data lives in a file. */
-  readonly path: string | undefined;
-  /** Read up to `length` bytes at `offset` (fewer at the end of the data). */
-  read(offset: number, length: number): Promise<Uint8Array>;
-  /** A file part for a multipart body; each call gives a fresh one, read lazily from the source. */
-  toFile(name: string, type: string): UploadFileLike;
-  /** Remove anything this source created (a spooled temporary file). Safe to call twice. */
-  dispose(): Promise<void>;
-}
-
-/**
- * The File shape form-data-encoder and formdata-node accept, built by hand: formdata-node's own file streams throw
- * an uncaught exception when a server answers (say, 503) before reading the whole upload.
- */
-export type UploadFileLike = ReturnType<typeof fileLike>;
-
-function fileLike(name: string, type: string, size: number, stream: () => AsyncIterable<Uint8Array>) {
-  return { name, type, size, lastModified: Date.now(), stream, [Symbol.toStringTag]: 'File' as const };
-}
+export type { LocalSource, UploadFileLike } from './byte-source.js';
 
 function isNodeReadable(value: unknown): value is Readable {
   const stream = value as Partial<Readable> | null | undefined;
   return value instanceof Readable || (typeof stream?.pipe === 'function' && typeof stream.on === 'function');
-}
-
-function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
-  return typeof value === 'object' && value !== null && typeof (value as ReadableStream).getReader === 'function';
 }
 
 /** Whether an input can be read only once (a stream, named or not): a second reader would find it empty. */
@@ -80,14 +51,11 @@ export async function openSource(input: Uploadable, field: string, name = field)
     const path = fileURLToPath(url);
     return openPath(path, basename(path), field);
   }
-  if (input instanceof ArrayBuffer) return bytesSource(new Uint8Array(input), name);
-  if (input instanceof Uint8Array) return bytesSource(input, name);
-  if (typeof Blob !== 'undefined' && input instanceof Blob) {
-    const own = (input as { name?: unknown }).name;
-    return blobSource(input, typeof own === 'string' && own !== '' ? own : name);
-  }
   if (isNodeReadable(input)) return spool(input, name, field);
+  // A web stream is spooled to disk as a Node stream is, rather than held in memory as the web entry holds it.
   if (isWebStream(input)) return spool(Readable.fromWeb(input as import('node:stream/web').ReadableStream), name, field);
+  const bytes = await openBytes(input, field, name);
+  if (bytes) return bytes;
   throw new UploadInputError(
     `Cannot upload a value of type ${typeof input} as ${field}: pass a file path, a file: URL, a Buffer/Uint8Array, a Blob/File, a Node Readable or a web ReadableStream.`,
   );
@@ -137,31 +105,6 @@ async function openPath(path: string, name: string, field: string, onDispose?: (
     // 1 MiB reads keep per-chunk overhead low for large video references.
     toFile: (fileName, type) => fileLike(fileName, type, size, () => createReadStream(path, { highWaterMark: 1 << 20 })),
     dispose: async () => onDispose?.(),
-  };
-}
-
-function bytesSource(bytes: Uint8Array, name: string): LocalSource {
-  return {
-    name,
-    size: bytes.byteLength,
-    path: undefined,
-    read: async (offset, length) => bytes.subarray(offset, Math.min(bytes.byteLength, offset + length)),
-    toFile: (fileName, type) =>
-      fileLike(fileName, type, bytes.byteLength, async function* () {
-        yield bytes;
-      }),
-    dispose: async () => {},
-  };
-}
-
-function blobSource(blob: Blob, name: string): LocalSource {
-  return {
-    name,
-    size: blob.size,
-    path: undefined,
-    read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()),
-    toFile: (fileName, type) => fileLike(fileName, type, blob.size, () => blob.stream() as unknown as AsyncIterable<Uint8Array>),
-    dispose: async () => {},
   };
 }
 

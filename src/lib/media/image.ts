@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib';
+import { crc32 } from './crc32.js';
 import { unreadable } from './failure.js';
 import { type ByteReader, fourcc, u16be, u32be } from './reader.js';
 import type { MediaInfo } from './types.js';
