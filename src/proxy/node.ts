@@ -12,7 +12,8 @@ export interface NodeRequestLike {
   headers: Record<string, string | string[] | undefined>;
   rawHeaders: string[];
   complete: boolean;
-  socket?: { encrypted?: boolean } | null | undefined;
+  /** A TLS socket has `encrypted: true`. */
+  socket?: object | null | undefined;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
@@ -74,7 +75,7 @@ function toRequest(req: NodeRequestLike, signal: AbortSignal): Request {
 /** The request's address: its own path (a mount prefix included) on the host it was sent to. */
 function requestURL(req: NodeRequestLike): string {
   const path = req.originalUrl ?? req.url ?? '/';
-  const scheme = req.socket?.encrypted ? 'https' : 'http';
+  const scheme = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https' : 'http';
   const host = typeof req.headers.host === 'string' ? req.headers.host : 'localhost';
   try {
     return new URL(path, `${scheme}://${host}`).href;

@@ -57,7 +57,7 @@ async function serve(handler: ProxyHandler): Promise<string> {
 
 const form = (audioSeconds = 2) => {
   const body = new FormData();
-  body.append('audio_reference', new Blob([wav(audioSeconds)], { type: 'audio/wav' }), 'voice.wav');
+  body.append('audio_reference', new Blob([wav(audioSeconds) as Uint8Array<ArrayBuffer>], { type: 'audio/wav' }), 'voice.wav');
   body.append('image_reference', new Blob([readMockFixture('portrait.png')], { type: 'image/png' }), 'face.png');
   return body;
 };
@@ -184,8 +184,11 @@ describe('credentials', () => {
       await fetch(`${proxy}/v1/videos`, { headers: browser('admin') }),
     ];
     for (const answer of answers) {
-      const headers = JSON.stringify([...answer.headers]);
-      expect(`${headers}${await answer.text()}`).not.toContain(mock.apiKey);
+      const headers: string[] = [];
+      answer.headers.forEach((value, name) => {
+        headers.push(`${name}: ${value}`);
+      });
+      expect(`${headers.join('\n')}${await answer.text()}`).not.toContain(mock.apiKey);
     }
   });
 
