@@ -29,6 +29,8 @@ const ENTRIES = [
   { types: 'dist/bullmq/index.d.cts', specifier: 'avatar-video/bullmq', format: 'cjs', value: 'createVideoProcessor' },
   { types: 'dist/media/index.d.ts', specifier: 'avatar-video/media', format: 'esm', value: 'probeMedia' },
   { types: 'dist/media/index.d.cts', specifier: 'avatar-video/media', format: 'cjs', value: 'probeMedia' },
+  { types: 'dist/proxy/index.d.ts', specifier: 'avatar-video/proxy', format: 'esm', value: 'createProxyHandler' },
+  { types: 'dist/proxy/index.d.cts', specifier: 'avatar-video/proxy', format: 'cjs', value: 'createProxyHandler' },
 ] as const;
 
 /** The most names the main entry may export, values and types together (`default` counts as one). */
