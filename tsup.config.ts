@@ -132,15 +132,17 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
   // conditions: ESM for any runtime, zod left to the user's bundler (a dependency), mediabunny's ESM build in a chunk
   // of its own, loaded by the first MP4/MOV probed.
   {
-    // Its own output folder, so that mediabunny's chunk lands beside it rather than among the command's chunks.
-    entry: { index: 'src/web/index.ts' },
-    outDir: `${outDir}/web`,
+    entry: { 'web/index': 'src/web/index.ts' },
     format: ['esm'],
     dts: { compilerOptions: { stripInternal: true } },
     target: 'es2022',
     platform: 'neutral',
     sourcemap: false,
     splitting: true,
+    // mediabunny's chunk beside the entry, rather than among the command's chunks.
+    esbuildOptions(options) {
+      options.chunkNames = 'web/[name]-[hash]';
+    },
     // Bundled: under a browser condition formdata-node would be the page's own FormData, which takes no file-like part.
     noExternal: ['form-data-encoder', 'formdata-node'],
     esbuildPlugins: [webRuntime],

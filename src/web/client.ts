@@ -34,7 +34,7 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
   /** Local media limits used by input validation. @default { maxAudioSeconds: 60 } */
   limits?: MediaLimits | undefined;
   /** The fetch function every request is sent with: your own instrumented one. @default the runtime's global fetch */
-  fetch?: FetchFunction | undefined;
+  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   /**
    * How many video jobs this client runs at once (`createAndWait`): `'auto'` finds the service's limit, a number fixes
    * it. Read the state with `client.jobConcurrency`.

@@ -43,4 +43,5 @@ export { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination
 export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoError, type VideoModel, type VideoStatus } from '../schemas.js';
 export { VERSION } from '../version.js';
 export type { VideoContent } from './runtime/content.js';
-export { type Videos, type WebUploadable, type WebVideoCreateParams } from './videos.js';
+export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams, WebUploadable } from './params.js';
+export { Videos } from './videos.js';
