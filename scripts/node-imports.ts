@@ -1,7 +1,8 @@
 import { isBuiltin } from 'node:module';
 
 /** The modules built code imports, statically or not (esbuild starts each import statement on a line of its own). */
-const IMPORTED = /^\s*import\s[^;]*?["']([^"']+)["'];?$|^\s*export\s[^;]*?from\s*["']([^"']+)["'];?$|\bimport\(\s*["']([^"']+)["']\s*\)|\brequire\(\s*["']([^"']+)["']\s*\)/gm;
+const IMPORTED =
+  /^\s*import\s[^;]*?["']([^"']+)["'];?$|^\s*export\s[^;]*?from\s*["']([^"']+)["'];?$|\bimport\(\s*["']([^"']+)["']\s*\)|\brequire\(\s*["']([^"']+)["']\s*\)/gm;
 
 /**
  * Node's modules (with or without `node:`) and undici that `code` imports: the web build (tsup.config.ts) and a Worker

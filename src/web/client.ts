@@ -1,4 +1,12 @@
-import { AvatarVideoError, InvalidArgumentError } from '../errors.js';
+import {
+  type APIErrorDetail,
+  AvatarVideoError,
+  type ConnectionProblem,
+  type ErrorOrigin,
+  InvalidArgumentError,
+  type MediaIssueCode,
+  type MediaValidationIssue,
+} from '../errors.js';
 import { checkOptions } from '../internal/arguments.js';
 import { validateBaseURL } from '../internal/base-url.js';
 import { ConcurrencyLimiter, type JobConcurrency } from '../internal/concurrency-limiter.js';
@@ -59,7 +67,7 @@ const KEY_IN_BROWSER =
 /** The checked key and base URL: a key on a server runtime; none in a browser, whose base URL is the proxy's. */
 function credentials(options: ClientOptions): { apiKey: string | undefined; baseURL: URL } {
   if (typeof options.baseURL !== 'string' || options.baseURL === '') {
-    throw new InvalidArgumentError('baseURL', 'new AvatarVideo: pass { baseURL }: the API\'s address, or in a browser the proxy\'s.');
+    throw new InvalidArgumentError('baseURL', "new AvatarVideo: pass { baseURL }: the API's address, or in a browser the proxy's.");
   }
   if (inBrowser()) {
     if (options.apiKey !== undefined) throw new InvalidArgumentError('apiKey', KEY_IN_BROWSER);
@@ -149,4 +157,12 @@ export class AvatarVideo {
   toJSON(): Record<string, unknown> {
     return { baseURL: this.baseURL, timeout: this.timeout, maxRetries: this.maxRetries, maxRetryDelay: this.maxRetryDelay };
   }
+}
+
+/**
+ * Types users meet inside a value they already hold (an error's details, an option's value) rather than build or pass
+ * whole: named as `AvatarVideo.MediaValidationIssue`, as on the Node entry.
+ */
+export declare namespace AvatarVideo {
+  export type { APIErrorDetail, ConnectionProblem, ErrorOrigin, LogLevel, MediaIssueCode, MediaValidationIssue };
 }

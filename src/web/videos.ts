@@ -1,7 +1,7 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
 import { checkOptions, videoIdOf } from '../internal/arguments.js';
-import { header } from '../internal/headers.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import { header } from '../internal/headers.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';

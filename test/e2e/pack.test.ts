@@ -41,6 +41,8 @@ it('packs dist/ from a clone that has none: prepack builds it', { timeout: 180_0
       'dist/cli.js',
       'dist/media/index.js',
       'dist/testing/index.js',
+      'dist/web/index.js',
+      'dist/web/index.d.ts',
     ]),
   );
 });

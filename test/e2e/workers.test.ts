@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
-import { nodeImports } from '../../scripts/node-imports.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { nodeImports } from '../../scripts/node-imports.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
@@ -69,7 +69,11 @@ beforeAll(async () => {
 
 async function post(files: Record<string, { name: string; bytes: Uint8Array }>) {
   const { body, contentType } = await form(files);
-  const response = await worker.dispatchFetch('http://worker.test/videos', { method: 'POST', body, headers: { 'content-type': contentType } });
+  const response = await worker.dispatchFetch('http://worker.test/videos', {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType },
+  });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
