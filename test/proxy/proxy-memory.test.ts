@@ -27,10 +27,14 @@ const BOUND = 40 * MB;
 type Child = ChildProcessByStdio<Writable, Readable, null>;
 
 async function startProxy(baseURL: string, apiKey: string): Promise<{ url: string; ask(line: string): Promise<Record<string, number>> }> {
-  const child: Child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/proxy/proxy-child.ts', baseURL, apiKey, String(200 * MB)], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child: Child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', 'test/proxy/proxy-child.ts', baseURL, apiKey, String(200 * MB)],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   closers.push(async () => {
     if (child.exitCode !== null) return;
     const exited = once(child, 'exit');
