@@ -27,9 +27,19 @@ const WORDS: [RegExp, string][] = [
   [/connection reset/i, 'ECONNRESET'],
 ];
 
+/** Any code in a failure's chain, the socket's own included (Node's fetch wraps it in a plain TypeError). */
+function anyCode(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; depth < 4 && cause && typeof cause === 'object'; depth++) {
+    const { code } = cause as { code?: unknown };
+    if (typeof code === 'string') return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /** Node's code for a fetch failure, from its causes' codes or, where the runtime gives none, its words. */
 function fetchCode(error: unknown): string | undefined {
-  const code = errorCode(error);
+  const code = errorCode(error) ?? anyCode(error);
   if (code) return CODES[code] ?? code;
   for (let cause = error, depth = 0; depth < 4 && cause instanceof Error; depth++) {
     const found = WORDS.find(([words]) => words.test(cause instanceof Error ? cause.message : ''));
