@@ -1,5 +1,5 @@
 import { APIConnectionError, APIUserAbortError } from '../errors.js';
-import type { RawHeaders } from './headers.js';
+import { header, type RawHeaders } from './headers.js';
 import {
   type Attempt,
   type BufferedResponse,
@@ -193,6 +193,17 @@ async function gather(body: ReadableStream<Uint8Array> | null, gathered: Gathere
   }
 }
 
+/**
+ * Read a whole answer into `gathered`, bounded: at once when its Content-Length (already within the limit) frames it,
+ * a read per chunk otherwise. True when the rest was dropped.
+ */
+async function readBounded(response: Response, headers: RawHeaders, gathered: Gathered): Promise<boolean> {
+  if (!Number.isFinite(Number(header(headers, 'content-length')))) return gather(response.body, gathered);
+  // One call into the runtime instead of a read per chunk: half the CPU of a poll on Bun (bench/runtimes.ts).
+  gathered.add(new Uint8Array(await response.arrayBuffer()));
+  return false;
+}
+
 /** The streamed answer of one fetch exchange. */
 class FetchResponse implements SentResponse {
   readonly body: ReadableStream<Uint8Array>;
@@ -254,7 +265,7 @@ export class FetchClient implements HttpClient {
       const gathered = Gathered.of(response.status);
       const cut = gathered.tooLong(headers);
       if (cut) response.body?.cancel().catch(() => {});
-      const truncated = cut || (await gather(response.body, gathered));
+      const truncated = cut || (await readBounded(response, headers, gathered));
       return { status: response.status, headers, text: gathered.text(), truncated };
     } catch (error) {
       throw guard.fail(error);
