@@ -11,6 +11,7 @@ import {
   type OutputPathProblem,
 } from './errors.js';
 import { checkOptions } from './internal/arguments.js';
+import { chooseHttpClient } from './internal/choose-http.js';
 import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import { isLoopbackHost } from './internal/loopback.js';
@@ -49,9 +50,18 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
    * The undici dispatcher for every request, to the API and to the file host alike: pass
    * `new ProxyAgent(url)` or `new EnvHttpProxyAgent()` to go through a proxy. The client does not close
    * a dispatcher it was given. The key still goes only to the API's origin.
+   * Not with `fetch`, nor on a runtime whose undici has no dispatcher (Bun): an `InvalidArgumentError` says so.
    * @default a keep-alive `Agent` of the client's own
    */
   dispatcher?: Dispatcher | undefined;
+  /**
+   * A fetch function to send every request with instead of undici: your own instrumented fetch (tracing, a test
+   * double), which then sees every request, to the API and to the file host. Redirects are still followed by the SDK
+   * (`redirect: 'manual'`), so the key never reaches another origin. Failures carry less detail than undici's (the
+   * connection problem `code` is read from what the fetch's error says). Not with `dispatcher`.
+   * @default undici on Node; the runtime's global fetch where undici has no dispatcher (Bun)
+   */
+  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   /**
    * How many video jobs this client runs at once: the one limit on jobs, for `generate`, `createAndWait`,
    * `generateLong`'s segments and `generateBatch`'s items alike, each holding a place from its create to its end (a
@@ -140,7 +150,7 @@ export class AvatarVideo {
       apiKey,
       baseURL: this.baseURL,
       headers: { 'user-agent': `avatar-video/${VERSION} node/${process.versions.node}`, accept: 'application/json', ...options.headers },
-      dispatcher: options.dispatcher,
+      http: chooseHttpClient({ fetch: options.fetch, dispatcher: options.dispatcher, secret: apiKey }),
       logger: this.logger,
       debug: level === 'debug',
       timeout: this.timeout,

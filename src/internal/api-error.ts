@@ -1,9 +1,9 @@
 // An error answer as the SDK's typed `APIError`: its body parsed tolerantly, the key scrubbed from all of it.
 import { APIError, type APIErrorDetail, apiErrorClass, RateLimitError } from '../errors.js';
 import { header, type RawHeaders, requestId } from './headers.js';
+import type { SentResponse } from './http-client.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { parseRetryAfter } from './retry.js';
-import { readErrorText, type SentResponse } from './send.js';
 import { shorten } from './shorten.js';
 
 const MAX_TEXT_BODY = 2048;
@@ -78,7 +78,7 @@ function summarize(details: APIErrorDetail[]): string | undefined {
 export async function throwForStatus(response: SentResponse, secret: string): Promise<SentResponse> {
   if (response.status < 300) return response;
   const { url } = response;
-  throw apiError(response.status, response.headers, await readErrorText(response), secret, undefined, url.host, url.pathname);
+  throw apiError(response.status, response.headers, await response.errorText(), secret, undefined, url.host, url.pathname);
 }
 
 /** What an endpoint adds to its error's message, from the answer's status and error body: advice the API's terms need. */

@@ -65,6 +65,7 @@ const OPTION_RULES: Record<string, Rule> = {
   jobLimit: [(l) => l === 'client' || l === 'external', "'client' or 'external'"],
   outputDir: pathTo('a folder path'),
   workDir: pathTo('a folder path'),
+  fetch: [(f) => typeof f === 'function', 'a function with the signature of fetch'],
   headers: [(h) => typeof h === 'object' && h !== null && !Array.isArray(h), 'an object of header names and values'],
 };
 /** Items of a batch: an array or another iterable, sync or async (a string is iterable too, but never meant). */

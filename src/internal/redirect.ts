@@ -1,7 +1,6 @@
-import type { Dispatcher } from 'undici';
 import { AvatarVideoError, type ErrorOrigin } from '../errors.js';
 import { header, safeHeaders } from './headers.js';
-import { type SentResponse, send } from './send.js';
+import type { HttpClient, SentResponse } from './http-client.js';
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
@@ -13,21 +12,20 @@ export const isRedirect = (status: number) => REDIRECT_STATUS.has(status);
 export type Hop = (url: URL, site: ErrorOrigin, send: () => Promise<SentResponse>) => Promise<SentResponse>;
 
 export interface FollowOptions {
-  dispatcher: Dispatcher;
+  http: HttpClient;
   /** Headers for the first hop, credentials included. */
   headers: Record<string, string>;
   timeout: number;
   /** Milliseconds a body may send nothing before it is given up; `timeout` when unset. */
   idleTimeout?: number | undefined;
   signal?: AbortSignal | undefined;
-  secret: string;
   /** The API's origin: any other is a file host's. */
   apiOrigin: string;
   hop: Hop;
 }
 
 /**
- * GET `start`, following redirects by hand: fetch and undici's interceptor would forward `x-api-key` to
+ * GET `start`, following redirects by hand (fetch with `redirect: 'manual'`): fetch and undici's interceptor would forward `x-api-key` to
  * whatever origin the redirect names. Here credential headers are dropped as soon as the origin changes
  * (and stay dropped), https never downgrades to http, and at most {@link MAX_REDIRECTS} hops are taken.
  * Returns the final response with its body unread; with `stopOffOrigin`, the redirect to the first address on
@@ -41,9 +39,9 @@ export async function followRedirects(
   let url = start;
   let headers = options.headers;
   for (let hop = 0; ; hop++) {
-    const { dispatcher, timeout, idleTimeout, signal, secret } = options;
+    const { http, timeout, idleTimeout, signal } = options;
     const site = url.origin === options.apiOrigin ? 'api' : 'file-host';
-    // A fresh copy of the headers per hop: a dispatcher may add to them (ProxyAgent sets `host`, which must not
+    // A fresh copy of the headers per hop: an undici dispatcher may add to them (ProxyAgent sets `host`, which must not
     // follow us to the next origin).
     const attempt = {
       origin: url.origin,
@@ -55,7 +53,7 @@ export async function followRedirects(
       signal,
       site,
     } as const;
-    const response = await options.hop(url, site, () => send(dispatcher, attempt, secret));
+    const response = await options.hop(url, site, () => http.send(attempt));
     const next = await redirectTarget(response, url, hop);
     if (!next) return { response };
     if (next.origin !== url.origin) {

@@ -1,68 +1,51 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
-import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, type ErrorOrigin } from '../errors.js';
-import { describeServer, diagnose, proxyOf } from './connection-problem.js';
-import { header, type RawHeaders } from './headers.js';
-import { scrub } from './redact.js';
-import { unsent } from './retry.js';
+import { APIConnectionError, APIUserAbortError } from '../errors.js';
+import { proxyOf } from './connection-problem.js';
+import type { RawHeaders } from './headers.js';
+import {
+  type Attempt,
+  type BufferedResponse,
+  connectionError,
+  errorCode,
+  Gathered,
+  type HttpClient,
+  MAX_ERROR_BYTES,
+  type RequestBody,
+  type SentResponse,
+  userAbort,
+} from './http-client.js';
+import { lazyRequire } from './lazy.js';
 
-// One HTTP exchange under the caller's signal and one timer, on undici's public API: `exchange` (a whole JSON answer)
-// and `send` (an answer to stream) are the two calls into the HTTP client, where another runtime's fetch would go.
+// The HTTP seam (http-client.ts) on undici's public API: one exchange under the caller's signal and one timer.
 
-/** One HTTP exchange, before retries. */
-export interface Attempt {
-  /** `https://host:port`, and the path with its query. */
-  origin: string;
-  path: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: Readable | undefined;
-  /** Milliseconds for the whole exchange (`exchange`), or until the headers, then each idle gap in the body (`send`). */
-  timeout: number;
-  /** Milliseconds a streamed body may send nothing before it is given up (`send`); `timeout` when unset. */
-  idleTimeout?: number | undefined;
-  /** Which server this is, for errors: the API (the default) or the file host a content redirect led to. */
-  site?: ErrorOrigin | undefined;
-  signal?: AbortSignal | undefined;
-  /** The signal stops the request only until its body is sent whole (a create: the answer may name a paid job). */
-  abortsUntilSent?: boolean | undefined;
-}
+const undici = lazyRequire<typeof Undici>('undici');
 
-/** A whole answer: the start of its body as text, `truncated` when the rest was dropped with the connection. */
-export type BufferedResponse = { status: number; headers: RawHeaders; text: string; truncated: boolean };
-/** An answer whose body is still to be read: the caller reads it (or releases it), then calls `done()`. */
-export type SentResponse = Pick<Exchange, 'status' | 'headers' | 'body' | 'url' | 'done' | 'fail' | 'release'>;
-
-/** Most bytes read of a JSON answer (a video or a page of them is a few KiB), and of an error answer. */
-export const MAX_JSON_BYTES = 8 << 20;
-const MAX_ERROR_BYTES = 64 << 10;
-/** Failures before any byte of the request left: a create may be repeated. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-const TIMED_OUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const ignore = () => {};
-const userAbort = (signal: AbortSignal) => new APIUserAbortError('Request was aborted.', { cause: signal.reason });
-
-/** The error code of a failure or of its causes (undici wraps socket errors). */
-function errorCode(error: unknown): string | undefined {
-  for (let cause = error, depth = 0; depth < 4 && cause && typeof cause === 'object'; depth++) {
-    const { code } = cause as { code?: unknown };
-    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return (error as { code?: string } | undefined)?.code;
-}
 
 /** undici's options for an attempt: its idle timeouts are the attempt's timeout (headers) and its `idleTimeout` (body). */
-function options({ origin, path, method, headers, body, timeout, idleTimeout }: Attempt) {
-  return { origin, path, method, headers, body: body ?? null, headersTimeout: timeout, bodyTimeout: idleTimeout ?? timeout };
+function options({ origin, path, method, headers, timeout, idleTimeout }: Attempt, body: Readable | null) {
+  return { origin, path, method, headers, body, headersTimeout: timeout, bodyTimeout: idleTimeout ?? timeout };
+}
+
+/** A request body as the Node stream undici sends (and whose 'end' says it was taken whole). */
+function readable(body: RequestBody | undefined): Readable | null {
+  if (body === undefined) return null;
+  if (body instanceof Readable) return body;
+  if ('getReader' in body) return Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
+  return Readable.from(body, { objectMode: false });
 }
 
 /** One request under its timer and the caller's signal, then its answer. */
-class Exchange {
+class Exchange implements SentResponse {
   reason: Error | undefined;
   status = 0;
   headers: RawHeaders = {};
   body!: Readable;
+  /** The request's body, as undici takes it. */
+  readonly requestBody: Readable | null;
   readonly #attempt: Attempt;
   readonly #dispatcher: Dispatcher;
   readonly #secret: string;
@@ -80,11 +63,12 @@ class Exchange {
     this.#dispatcher = dispatcher;
     this.#secret = secret;
     this.#onStop = onStop;
+    this.requestBody = readable(attempt.body);
     const { signal, timeout } = attempt;
     if (signal) {
       this.#onAbort = () => this.#committed || this.stop(signal.reason);
       signal.addEventListener('abort', this.#onAbort, { once: true });
-      if (attempt.abortsUntilSent) attempt.body?.once('end', () => (this.#committed = true));
+      if (attempt.abortsUntilSent) this.requestBody?.once('end', () => (this.#committed = true));
     }
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
@@ -134,30 +118,36 @@ class Exchange {
     if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
     if (signal?.aborted && !this.#committed) return userAbort(signal);
     const code = errorCode(error);
-    const result = this.#connectionError(error, code);
-    if (code && NOT_SENT.has(code)) unsent.add(result);
-    return result;
+    const proxy = proxyOf(this.#dispatcher, new URL(this.#attempt.origin));
+    const stalled = code === 'UND_ERR_BODY_TIMEOUT' && !this.#timedOut;
+    return connectionError({ error, code, attempt: this.#attempt, secret: this.#secret, timedOut: this.#timedOut, stalled, proxy });
   }
 
-  /** The typed connection error: its kind (a certificate, a proxy...), where it happened and why. */
-  #connectionError(error: unknown, code: string | undefined): APIConnectionError {
-    const target = new URL(this.#attempt.origin);
-    const where = { origin: this.#attempt.site ?? 'api', host: target.host, cause: error } as const;
-    const known = diagnose(error, { ...where, proxy: proxyOf(this.#dispatcher, target) });
-    if (known) return new APIConnectionError(scrub(known.message, this.#secret), { ...where, code: known.code });
-    const detail = scrub(error instanceof Error ? error.message : String(error), this.#secret);
-    const at = where.origin === 'file-host' ? ` at ${describeServer(where.origin, where.host)}` : '';
-    if (code === 'UND_ERR_BODY_TIMEOUT' && !this.#timedOut) {
-      const idle = this.#attempt.idleTimeout ?? this.#attempt.timeout;
-      return new APIConnectionTimeoutError(`The answer's body stalled${at}: no data for ${idle} ms.`, where);
-    }
-    if (this.#timedOut || (code && TIMED_OUT.has(code))) return new APIConnectionTimeoutError(`Request timed out${at} (${detail}).`, where);
-    return new APIConnectionError(`Connection error${at}: ${detail}${code ? ` (${code})` : ''}.`, where);
+  /**
+   * The body as text, at most `MAX_ERROR_BYTES`, then the connection is dropped. Events, not `for await`, whose end
+   * destroys the body and can cost its keep-alive connection.
+   */
+  errorText(): Promise<string> {
+    const gathered = new Gathered(MAX_ERROR_BYTES);
+    let settled = false;
+    return new Promise<string>((resolve, reject) => {
+      const finish = (error: unknown, truncated: boolean) => {
+        if (settled) return;
+        settled = true;
+        this.done();
+        if (truncated) this.release();
+        error ? reject(this.fail(error)) : resolve(gathered.text());
+      };
+      if (gathered.tooLong(this.headers)) return finish(undefined, true);
+      this.body.on('data', (chunk: Buffer) => gathered.add(chunk) || finish(undefined, true));
+      this.body.once('end', () => finish(undefined, false));
+      this.body.once('error', (error) => finish(error, false));
+    });
   }
 }
 
 /** Send one request whose body the caller streams; the timeout bounds the headers, then each idle gap in the body. */
-export function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
+function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
   if (attempt.signal?.aborted) return Promise.reject(userAbort(attempt.signal));
   return new Promise((resolve, reject) => {
     // A stop answers at once, even while undici still has the request queued for a connection.
@@ -171,7 +161,7 @@ export function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): 
       abort.abort(reason);
       fail(reason);
     });
-    dispatcher.request({ ...options(attempt), signal: abort.signal }, (error, answer) => {
+    dispatcher.request({ ...options(attempt, sent.requestBody), signal: abort.signal }, (error, answer) => {
       if (error) return fail(error);
       if (!sent.settle()) return answer.body.on('error', ignore).destroy();
       sent.headsOnly();
@@ -181,39 +171,15 @@ export function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): 
   });
 }
 
-/** The start of a body, at most `limit` bytes: the one bounded reader. */
-class Gathered {
-  readonly #chunks: Buffer[] = [];
-  #size = 0;
-
-  constructor(readonly limit: number) {}
-
-  tooLong(headers: RawHeaders): boolean {
-    return Number(header(headers, 'content-length')) > this.limit;
-  }
-
-  /** Keep what fits of `chunk`; false once some of it did not. */
-  add(chunk: Buffer): boolean {
-    const room = this.limit - this.#size;
-    this.#chunks.push(chunk.length <= room ? chunk : chunk.subarray(0, room));
-    this.#size += Math.min(chunk.length, room);
-    return chunk.length <= room;
-  }
-
-  text(): string {
-    return this.#chunks.length === 1 ? String(this.#chunks[0]) : Buffer.concat(this.#chunks, this.#size).toString();
-  }
-}
-
 /**
  * Send one request and read its whole answer (at most `MAX_JSON_BYTES`, `MAX_ERROR_BYTES` for an error status), the
  * timeout covering both. Through undici's `dispatch` with a handler that gathers the bytes, not `request`: the
  * Readable that `request` builds for a body cost a fifth of a poll's CPU (bench/poll.ts).
  */
-export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
+function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
   if (attempt.signal?.aborted) return Promise.reject(userAbort(attempt.signal));
   return new Promise((resolve, reject) => {
-    let [status, headers, body] = [0, {} as RawHeaders, new Gathered(MAX_JSON_BYTES)];
+    let [status, headers, body] = [0, {} as RawHeaders, Gathered.of(200)];
     let controller: Dispatcher.DispatchController | undefined;
     const fail = (error: Error) => {
       if (!guard.settle()) return;
@@ -237,7 +203,7 @@ export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: strin
       },
       onResponseStart: (_controller, code, raw) => {
         if (code < 200) return; // 1xx: the answer is still to come
-        [status, headers, body] = [code, raw as RawHeaders, new Gathered(code < 300 ? MAX_JSON_BYTES : MAX_ERROR_BYTES)];
+        [status, headers, body] = [code, raw as RawHeaders, Gathered.of(code)];
         if (body.tooLong(headers)) end(true);
       },
       onResponseData: (_controller, chunk) => body.add(chunk) || end(true),
@@ -245,31 +211,53 @@ export function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: strin
       onResponseError: (_controller, error) => fail(error),
     };
     try {
-      dispatcher.dispatch(options(attempt), handler);
+      dispatcher.dispatch(options(attempt, guard.requestBody), handler);
     } catch (error) {
       fail(error as Error);
     }
   });
 }
 
-/**
- * Read a streamed error answer's body as text, at most `MAX_ERROR_BYTES`, then the connection is dropped. Events,
- * not `for await`, whose end destroys the body and can cost its keep-alive connection.
- */
-export function readErrorText(response: SentResponse): Promise<string> {
-  const gathered = new Gathered(MAX_ERROR_BYTES);
-  let settled = false;
-  return new Promise<string>((resolve, reject) => {
-    const finish = (error: unknown, truncated: boolean) => {
-      if (settled) return;
-      settled = true;
-      response.done();
-      if (truncated) response.release();
-      error ? reject(response.fail(error)) : resolve(gathered.text());
-    };
-    if (gathered.tooLong(response.headers)) return finish(undefined, true);
-    response.body.on('data', (chunk: Buffer) => gathered.add(chunk) || finish(undefined, true));
-    response.body.once('end', () => finish(undefined, false));
-    response.body.once('error', (error) => finish(error, false));
-  });
+/** @internal The HTTP seam on undici: the caller's dispatcher, or a keep-alive pool of the client's own made at the first request. */
+export class UndiciClient implements HttpClient {
+  readonly #secret: string;
+  #dispatcher: Dispatcher | undefined;
+  readonly #owns: boolean;
+  #closed = false;
+
+  constructor(dispatcher: Dispatcher | undefined, secret: string) {
+    this.#dispatcher = dispatcher;
+    this.#owns = dispatcher === undefined;
+    this.#secret = secret;
+  }
+
+  /** The dispatcher of every request. The own pool (and undici with it) is made at the first request, not with the client. */
+  #pool(): Dispatcher {
+    if (this.#dispatcher) return this.#dispatcher;
+    // One keep-alive pool per client; downloads from one file host reuse its connections.
+    const agent = new (undici().Agent)({ keepAliveTimeout: 30_000, connections: 64 });
+    // A client closed before its first request fails as a closed one does, rather than opening a pool.
+    if (this.#closed) void agent.destroy();
+    this.#dispatcher = agent;
+    return agent;
+  }
+
+  exchange(attempt: Attempt): Promise<BufferedResponse> {
+    return exchange(this.#pool(), attempt, this.#secret);
+  }
+
+  send(attempt: Attempt): Promise<SentResponse> {
+    return send(this.#pool(), attempt, this.#secret);
+  }
+
+  /** Close the own pool; a dispatcher passed in belongs to the caller. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#owns) await this.#dispatcher?.close();
+  }
+}
+
+/** Whether this runtime's undici has the dispatcher the SDK drives (Bun's own partial copy has none). */
+export function undiciDispatches(): boolean {
+  return typeof undici().Agent.prototype.dispatch === 'function';
 }

@@ -1,22 +1,17 @@
-import type * as Undici from 'undici';
-import type { Dispatcher } from 'undici';
 import { AvatarVideoError, type ErrorOrigin, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues, type Schema } from '../schemas.js';
 import { apiError, fileHostError, throwForStatus } from './api-error.js';
 import { type Answer, APIPromise } from './api-promise.js';
 import { type RawHeaders, requestId, safeHeaders } from './headers.js';
-import { lazyRequire } from './lazy.js';
+import { type HttpClient, MAX_JSON_BYTES, type SentResponse } from './http-client.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, scrub, scrubValue } from './redact.js';
 import { followRedirects, isRedirect } from './redirect.js';
 import type { APIRequest, RequestOptions } from './request-options.js';
 import { type RequestKind, withRetries } from './retry.js';
-import { exchange, MAX_JSON_BYTES, type SentResponse } from './send.js';
 import { FILE_ROUTE, traceRequest } from './tracing.js';
 
-const undici = lazyRequire<typeof Undici>('undici');
-
-export type { SentResponse } from './send.js';
+export type { SentResponse } from './http-client.js';
 
 export interface TransportOptions {
   apiKey: string;
@@ -24,8 +19,8 @@ export interface TransportOptions {
   baseURL: string;
   /** Extra headers for every API request (credential headers are dropped). */
   headers: Record<string, string> | undefined;
-  /** The caller's dispatcher (a proxy agent); without one the transport keeps its own keep-alive pool. */
-  dispatcher: Dispatcher | undefined;
+  /** The HTTP client every request goes through (internal/choose-http.ts). */
+  http: HttpClient;
   logger: Logger;
   debug: boolean;
   timeout: number;
@@ -58,10 +53,8 @@ export class Transport {
   readonly #basePath: string;
   /** Headers of every API request, built once (each request copies them). */
   readonly #headers: Readonly<Record<string, string>>;
-  /** The caller's dispatcher, or the transport's own pool once the first request has made it. */
-  #dispatcher: Dispatcher | undefined;
-  readonly #ownsDispatcher: boolean;
-  #closed = false;
+  /** The HTTP seam: undici or fetch. */
+  readonly #http: HttpClient;
   /** Debug lines' strings are not even built without it. */
   readonly #debug: boolean;
   readonly #redact = (headers: RawHeaders) => redactHeaders(headers, this.#apiKey);
@@ -79,19 +72,7 @@ export class Transport {
     this.#debug = options.debug;
     this.#apiKey = options.apiKey;
     this.#headers = Object.freeze({ ...safeHeaders(options.headers), 'x-api-key': options.apiKey });
-    this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher;
-  }
-
-  /** The dispatcher of every request. The own pool (and undici with it) is made at the first request, not with the client. */
-  #pool(): Dispatcher {
-    if (this.#dispatcher) return this.#dispatcher;
-    // One keep-alive pool per client; downloads from one file host reuse its connections.
-    const agent = new (undici().Agent)({ keepAliveTimeout: 30_000, connections: 64 });
-    // A client closed before its first request fails as a closed one does, rather than opening a pool.
-    if (this.#closed) void agent.destroy();
-    this.#dispatcher = agent;
-    return agent;
+    this.#http = options.http;
   }
 
   /** Absolute URL of an API path (`v1/...`). */
@@ -100,9 +81,8 @@ export class Transport {
   }
 
   /** Release pooled connections (of the transport's own pool; a dispatcher passed in belongs to the caller). */
-  async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#ownsDispatcher) await this.#dispatcher?.close();
+  close(): Promise<void> {
+    return this.#http.close();
   }
 
   /** The public promise of a call's answer; a call that throws at once (a bad id) rejects, as an async method would. */
@@ -165,7 +145,7 @@ export class Transport {
       return traceRequest(site, () => send().then((response) => this.#checked(response, origin)), requestId);
     };
     const { signal, idleTimeout } = options;
-    return { dispatcher: this.#pool(), headers, timeout, idleTimeout, signal, secret: this.#apiKey, apiOrigin: this.#origin, hop };
+    return { http: this.#http, headers, timeout, idleTimeout, signal, apiOrigin: this.#origin, hop };
   }
 
   /** A streamed answer that is a success or a redirect; else its typed error (a file host's is plain, its body dropped). */
@@ -196,7 +176,7 @@ export class Transport {
       signal,
       abortsUntilSent: request.kind === 'create',
     };
-    const answer = await exchange(this.#pool(), sent, this.#apiKey);
+    const answer = await this.#http.exchange(sent);
     if (answer.status >= 300) throw apiError(answer.status, answer.headers, answer.text, this.#apiKey, request.advice, this.#host, path);
     if (this.#debug) {
       const id = requestId(answer.headers);

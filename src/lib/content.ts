@@ -1,4 +1,5 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { StreamedAnswer } from './endpoints.js';
 
 /** The MP4 of a finished video, as a stream. */
@@ -14,7 +15,8 @@ export interface VideoContent {
 
 /** @internal The body of a content answer with its failures re-emitted as SDK errors (timeout, abort, connection), the original as `cause`. */
 export function contentBody(response: StreamedAnswer): Readable {
-  const { body } = response;
+  // A fetch client's body is a web stream: a Node Readable here, at the Node entry's edge.
+  const body = response.body instanceof Readable ? response.body : Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
   const out = new PassThrough({ highWaterMark: 1 << 20 });
   body.on('error', (error) => out.destroy(response.fail(error)));
   body.on('close', () => response.done());

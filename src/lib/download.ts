@@ -5,6 +5,7 @@ import { type AtomicFile, writeFileAtomic } from '../internal/atomic-file.js';
 import { deprecatedOption } from '../internal/deprecated.js';
 import { diskError } from '../internal/disk-error.js';
 import { header, requestId } from '../internal/headers.js';
+import { chunksOf } from '../internal/http-client.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { retryDelay } from '../internal/retry.js';
 import { shorten } from '../internal/shorten.js';
@@ -269,7 +270,7 @@ async function write(response: StreamedAnswer, state: Transfer): Promise<APIConn
   const { file, options } = state;
   let writing = false;
   try {
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    for await (const chunk of chunksOf(response.body)) {
       writing = true;
       await file.write(chunk);
       options.onDownloadProgress?.({ bytes: file.size, total: state.total });

@@ -1,7 +1,7 @@
-import type { Readable } from 'node:stream';
 import type { Answer } from '../internal/api-promise.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import type { RawHeaders } from '../internal/headers.js';
+import type { ResponseBody } from '../internal/http-client.js';
 import type { Logger } from '../internal/logger.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Video } from '../schemas.js';
@@ -39,7 +39,8 @@ export interface CreateUpload {
 export interface StreamedAnswer {
   status: number;
   headers: RawHeaders;
-  body: Readable;
+  /** A Node Readable (undici) or a web ReadableStream (fetch): read it with `chunksOf`. */
+  body: ResponseBody;
   /** Where the bytes came from, after redirects. */
   url: URL;
   /** The request is over: its timers stop. */

@@ -14,11 +14,14 @@ function sourceFiles(folder: string): string[] {
   });
 }
 
-/** Every module a file imports or re-exports (type-only imports included), as written. */
-function specifiers(file: string): string[] {
+/** Every module a file imports or re-exports (type-only imports included, unless `types` is false), as written. */
+function specifiers(file: string, types = true): string[] {
   const text = readFileSync(file, 'utf8');
+  const from = types
+    ? /^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm
+    : /^\s*(?:import|export)\s(?!type\b)[^'"]*?from\s+['"]([^'"]+)['"]/gm;
   return [
-    ...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm),
+    ...text.matchAll(from),
     ...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),
     ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
   ].map((match) => match[1] as string);
@@ -115,9 +118,30 @@ describe('layers', () => {
   });
 
   it('keeps lib/ off the HTTP path: its workflows take the endpoints port, never the transport or the send helpers', () => {
-    const http = ['internal/transport.ts', 'internal/send.ts'];
+    const http = ['internal/transport.ts', 'internal/send.ts', 'internal/fetch-send.ts', 'internal/choose-http.ts'];
     const reaching = [...graph].filter(([file, deps]) => file.startsWith('lib/') && deps.some((dep) => http.includes(dep)));
     expect(reaching).toEqual([]);
+  });
+
+  it('keeps the HTTP seam’s port and its fetch implementation web-pure: no node: module, no undici, all the way down', () => {
+    // What runs: type-only imports are erased from the build.
+    const runs = (file: string) => specifiers(join(SRC, file), false);
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const spec of runs(file).filter((spec) => spec.startsWith('.'))) {
+        visit(name(resolve(dirname(join(SRC, file)), spec.replace(/\.js$/, '.ts'))));
+      }
+    };
+    visit('internal/fetch-send.ts');
+    const foreign = [...seen].flatMap((file) =>
+      runs(file)
+        .filter((spec) => !spec.startsWith('.'))
+        .map((spec) => `${file}: ${spec}`),
+    );
+    expect(seen).toContain('internal/connection-problem.ts');
+    expect(foreign).toEqual([]);
   });
 
   it('keeps bullmq/ on the public API: the main entry by its name, so the build holds one copy of each error class', () => {
