@@ -153,6 +153,15 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     esbuildPlugins: [webRuntime],
     clean: false,
   },
+  // avatar-video/proxy: web-standard code only (no `node:` module, no undici), for Workers, Edge, Bun and Deno as much
+  // as Node; its one error class is the main entry's, imported by its name as avatar-video/media does.
+  {
+    ...library,
+    entry: { 'proxy/index': 'src/proxy/index.ts' },
+    external: ['avatar-video'],
+    esbuildPlugins: [importSharedFromMain],
+    clean: false,
+  },
   // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.
   {
     entry: { cli: 'src/cli/index.ts' },

@@ -1,6 +1,6 @@
 /**
- * Makes `avatar-video/media`'s declarations name the main entry's types rather than copies of them. The build takes
- * the error classes and `toFile`'s class from the main entry at run time (tsup.config.ts); the declaration bundler
+ * Makes `avatar-video/media`'s (and `avatar-video/proxy`'s) declarations name the main entry's types rather than
+ * copies of them. The build takes the error classes and `toFile`'s class from the main entry at run time (tsup.config.ts); the declaration bundler
  * has no such setting, so it copies every type the helpers' signatures reach (`Uploadable`, `NamedUpload`,
  * `VideoCreateParams`, ...) into the entry's `.d.ts`, unexported. This replaces each such copy by an import of the
  * declaration from `avatar-video`, after checking that the two are the same text.
@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 /** The entries whose declarations may hold copies of the main entry's. */
-const ENTRIES = ['media/index'];
+const ENTRIES = ['media/index', 'proxy/index'];
 const MAIN = 'avatar-video';
 
 export async function importSharedDeclarations(outDir: string): Promise<void> {

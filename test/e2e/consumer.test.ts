@@ -33,6 +33,8 @@ export const generateOptions: GenerateOptions = { output: 'out.mp4', signal, tim
 export const params: VideoCreateParams = { audio_reference: 'a.wav', image_reference: 'i.png', video_reference: undefined, model: undefined };
 export const processorOptions: VideoProcessorOptions = { outputDir: 'out', queue: { rateLimit: async () => {} }, waitTimeout: undefined };
 export const probeOptions: ProbeOptions = { fieldName: undefined };
+export const proxy: ProxyHandler = createProxyHandler({ apiKey: 'k', baseURL: 'https://api.example.com', authorize: () => true, maxUploadBytes: undefined });
+export const nodeProxy = toNodeHandler(proxy);
 // A type met inside a value (an error's details) is named under the client class.
 export const issueCodes = (error: MediaValidationError): AvatarVideo.MediaIssueCode[] => error.issues.map((issue) => issue.code);
 export async function main(): Promise<number> {
@@ -67,7 +69,8 @@ const ESM = program(`import AvatarVideo, {
 } from 'avatar-video';
 import { type MockServer, startMockServer } from 'avatar-video/testing';
 import { createVideoProcessor, QueueRateLimitError, type VideoProcessorOptions } from 'avatar-video/bullmq';
-import { type MediaInfo, type ProbeOptions, probeMedia } from 'avatar-video/media';`);
+import { type MediaInfo, type ProbeOptions, probeMedia } from 'avatar-video/media';
+import { createProxyHandler, type ProxyHandler, toNodeHandler } from 'avatar-video/proxy';`);
 
 const CJS = program(`import AvatarVideo = require('avatar-video');
 import testing = require('avatar-video/testing');
@@ -86,7 +89,10 @@ const { createVideoProcessor, QueueRateLimitError } = bullmq;
 import media = require('avatar-video/media');
 type MediaInfo = media.MediaInfo;
 type ProbeOptions = media.ProbeOptions;
-const { probeMedia } = media;`);
+const { probeMedia } = media;
+import proxyEntry = require('avatar-video/proxy');
+type ProxyHandler = proxyEntry.ProxyHandler;
+const { createProxyHandler, toNodeHandler } = proxyEntry;`);
 
 /** A project folder in the consumer: its files, a tsconfig, and a node_modules/@types holding only @types/node. */
 async function project(files: Record<string, string>, compilerOptions: Record<string, unknown>): Promise<string> {
@@ -125,7 +131,7 @@ describe('a strict consumer project compiles with no error', () => {
   );
 
   it(
-    'under node10, where avatar-video/testing, avatar-video/bullmq and avatar-video/media resolve through typesVersions',
+    'under node10, where avatar-video/testing, avatar-video/bullmq, avatar-video/media and avatar-video/proxy resolve through typesVersions',
     async () => {
       const files = { 'package.json': JSON.stringify({ type: 'commonjs' }), 'app.ts': ESM };
       expect(await compile(await project(files, { module: 'commonjs', moduleResolution: 'node10' }))).toBe('');

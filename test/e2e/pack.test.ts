@@ -40,6 +40,8 @@ it('packs dist/ from a clone that has none: prepack builds it', { timeout: 180_0
       'dist/index.d.ts',
       'dist/cli.js',
       'dist/media/index.js',
+      'dist/proxy/index.js',
+      'dist/proxy/index.cjs',
       'dist/testing/index.js',
       'dist/web/index.js',
       'dist/web/index.d.ts',

@@ -30,6 +30,8 @@ const ENTRIES = [
   { types: 'dist/media/index.d.ts', specifier: 'avatar-video/media', format: 'esm', value: 'probeMedia' },
   { types: 'dist/media/index.d.cts', specifier: 'avatar-video/media', format: 'cjs', value: 'probeMedia' },
   { types: 'dist/web/index.d.ts', specifier: 'avatar-video/web', format: 'esm', value: 'AvatarVideo' },
+  { types: 'dist/proxy/index.d.ts', specifier: 'avatar-video/proxy', format: 'esm', value: 'createProxyHandler' },
+  { types: 'dist/proxy/index.d.cts', specifier: 'avatar-video/proxy', format: 'cjs', value: 'createProxyHandler' },
 ] as const;
 
 /** The most names the main entry may export, values and types together (`default` counts as one). */

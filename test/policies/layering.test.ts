@@ -163,6 +163,31 @@ describe('layers', () => {
     expect([...graph].filter(([file, deps]) => !/^(media|cli)\//.test(file) && deps.some((dep) => dep.startsWith('media/')))).toEqual([]);
   });
 
+  it('keeps proxy/ web-standard and on its own: no node: module or undici, of the SDK only the shared errors and pure helpers', () => {
+    // The build takes errors.ts from the main entry by its name (tsup.config.ts); schemas.ts is read for a type only
+    // (its zod stays out); the internal helpers are leaves, bundled as they are.
+    const PROXY_MAY_REACH = ['errors.ts', 'schemas.ts', 'internal/loopback.ts', 'internal/redact.ts'];
+    const proxyFiles = files.filter((file) => name(file).startsWith('proxy/'));
+    const outside = proxyFiles.flatMap((file) =>
+      (graph.get(name(file)) ?? [])
+        .filter((dep) => !dep.startsWith('proxy/') && !PROXY_MAY_REACH.includes(dep))
+        .map((dep) => `${name(file)} -> ${dep}`),
+    );
+    expect(outside).toEqual([]);
+    const runtimeSchemas = proxyFiles.filter((file) =>
+      /^\s*import\s+(?!type\b)[^;]*?from\s+'\.\.\/schemas\.js'/m.test(readFileSync(file, 'utf8')),
+    );
+    expect(runtimeSchemas.map(name)).toEqual([]);
+    expect(PROXY_MAY_REACH.filter((dep) => dep.startsWith('internal/') && (graph.get(dep) ?? []).length > 0)).toEqual([]);
+    const platform = proxyFiles.flatMap((file) =>
+      specifiers(file)
+        .filter((spec) => /^node:|^undici$/.test(spec))
+        .map((spec) => `${name(file)}: ${spec}`),
+    );
+    expect(platform).toEqual([]);
+    expect([...graph].filter(([file, deps]) => !file.startsWith('proxy/') && deps.some((dep) => dep.startsWith('proxy/')))).toEqual([]);
+  });
+
   it('imports only rightwards: index -> client -> resources -> lib -> internal', () => {
     const backwards = [...graph].flatMap(([file, deps]) => {
       const own = layerOf(file);
@@ -201,8 +226,8 @@ describe('layers', () => {
     expect([...graph].filter(([file, deps]) => !file.startsWith('cli/') && deps.some((dep) => dep.startsWith('cli/')))).toEqual([]);
   });
 
-  it('keeps the entries free of code: index.ts and media/index.ts only import and export', () => {
-    const code = ['index.ts', 'media/index.ts'].flatMap((entry) => {
+  it('keeps the entries free of code: index.ts, media/index.ts and proxy/index.ts only import and export', () => {
+    const code = ['index.ts', 'media/index.ts', 'proxy/index.ts'].flatMap((entry) => {
       const file = ts.createSourceFile(entry, readFileSync(join(SRC, entry), 'utf8'), ts.ScriptTarget.Latest);
       return file.statements
         .filter(

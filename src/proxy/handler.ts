@@ -1,0 +1,163 @@
+import { scrub } from '../internal/redact.js';
+import type { Video } from '../schemas.js';
+import { errorAnswer, jsonAnswer, readText } from './answers.js';
+import { requestHeaders, responseHeaders } from './headers.js';
+import { limitBody } from './limit.js';
+import { type ProxyOptions, type ResolvedProxyOptions, resolveOptions } from './options.js';
+import { matchRoute, type Route } from './routes.js';
+
+/** A web-standard request handler: a Next.js route handler, Hono's `c.req.raw`, a Worker's fetch, `Bun.serve`, `Deno.serve`. */
+export type ProxyHandler = (request: Request) => Promise<Response>;
+
+/** The most the proxy reads of an answer it must look into (a created video, an error); larger ones are refused. */
+const MAX_READ_BYTES = 1 << 20;
+const MAX_REDIRECTS = 5;
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A handler that lets a browser use the API without the key: it forwards only the spec's four routes (matched on the
+ * end of the path, so it can be mounted under any prefix), asks `authorize` about each call, adds the key, and strips
+ * the browser's credentials. Options are checked here: a wrong one throws `InvalidArgumentError` at start.
+ */
+export function createProxyHandler(options: ProxyOptions): ProxyHandler {
+  const resolved = resolveOptions(options);
+  return async (request) => {
+    const route = matchRoute(request.method, new URL(request.url));
+    if (!route) return errorAnswer(404, 'not_found', 'The proxy forwards only the video API routes.');
+    try {
+      if (!(await allowed(resolved, request, route))) return errorAnswer(403, 'forbidden', `This ${route.action} call is not allowed.`);
+      return await forward(resolved, request, route);
+    } catch (error) {
+      resolved.onError(error, { action: route.action, videoId: route.videoId });
+      return errorAnswer(500, 'internal_error', 'The proxy failed to handle this request.');
+    }
+  };
+}
+
+/** Whether `authorize` let the call through: `true` only; a throw counts as no. */
+async function allowed(options: ResolvedProxyOptions, request: Request, { action, videoId }: Route): Promise<boolean> {
+  try {
+    return (await options.authorize(request, { action, videoId })) === true;
+  } catch {
+    return false;
+  }
+}
+
+async function forward(options: ResolvedProxyOptions, request: Request, route: Route): Promise<Response> {
+  if (route.action === 'create') return create(options, request);
+  const headers = requestHeaders(request.headers, options.apiKey, route.action === 'content' ? ['accept'] : []);
+  const url = new URL(route.apiPath, options.base);
+  const answer = await send(options, route, url, { method: 'GET', headers, signal: request.signal });
+  if (!(answer instanceof Unreachable) && route.action === 'content') return content(options, answer, url, headers, request);
+  return answer instanceof Unreachable ? answer.answer : passOn(options, answer);
+}
+
+/** The upload, streamed to the API; refused before it is read when its declared length is over the limit. */
+async function create(options: ResolvedProxyOptions, request: Request): Promise<Response> {
+  const limit = options.maxUploadBytes;
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  const tooLarge = () => errorAnswer(413, 'upload_too_large', `The upload is larger than ${limit} bytes, the most this proxy accepts.`);
+  if (declared > limit) return tooLarge();
+  const limited = request.body ? limitBody(request.body, limit) : undefined;
+  // redirect 'error': in any other mode fetch (undici's, so Node's) tees the body to replay it on a redirect, and the
+  // branch never read holds the whole upload in memory (nodejs/undici#4058); the spec's create never redirects.
+  const init = {
+    method: 'POST',
+    headers: requestHeaders(request.headers, options.apiKey),
+    body: limited?.body ?? null,
+    duplex: 'half' as const,
+    redirect: 'error' as const,
+  };
+  const cutOff = () => limited?.exceeded() === true;
+  const answer = await send(options, { action: 'create' }, new URL('v1/videos', options.base), { ...init, signal: request.signal }, cutOff);
+  if (cutOff()) {
+    if (!(answer instanceof Unreachable)) await answer.body?.cancel();
+    return tooLarge();
+  }
+  if (answer instanceof Unreachable) return answer.answer;
+  if (!answer.ok) return passOn(options, answer);
+  return created(options, request, answer);
+}
+
+/** A 2xx create: the video read, handed to `onCreated`, and returned to the browser even if `onCreated` fails. */
+async function created(options: ResolvedProxyOptions, request: Request, answer: Response): Promise<Response> {
+  const text = await readText(answer.body, MAX_READ_BYTES);
+  if (text === undefined) return errorAnswer(502, 'bad_gateway', 'The API answered the create with a body too large to read.');
+  const headers = responseHeaders(answer.headers, options.apiKey);
+  const body = scrub(text, options.apiKey);
+  let video: Video | undefined;
+  try {
+    video = JSON.parse(text) as Video;
+    await options.onCreated?.(request, video);
+  } catch (error) {
+    options.onError(error, { action: 'create', createdVideoId: typeof video?.id === 'string' ? video.id : undefined });
+  }
+  return new Response(body, { status: answer.status, headers });
+}
+
+/**
+ * The content route: the API's redirects on its own origin are followed here with the key; the first address on
+ * another origin (the signed file) goes to the browser, as a redirect, or as `{"url"}` when it asked for JSON.
+ */
+async function content(options: ResolvedProxyOptions, first: Response, url: URL, headers: Headers, request: Request): Promise<Response> {
+  let [answer, at] = [first, url];
+  for (let hop = 0; REDIRECT.has(answer.status); hop++) {
+    const location = answer.headers.get('location');
+    await answer.body?.cancel();
+    const next = location === null ? undefined : resolve(location, at);
+    if (!next || hop >= MAX_REDIRECTS)
+      return errorAnswer(502, 'bad_gateway', 'The API answered the content request with a redirect the proxy cannot follow.');
+    if (next.origin !== options.base.origin) return signed(answer.status, next, request);
+    const sent = await send(options, { action: 'content' }, next, { method: 'GET', headers, signal: request.signal });
+    if (sent instanceof Unreachable) return sent.answer;
+    [answer, at] = [sent, next];
+  }
+  return passOn(options, answer);
+}
+
+/** The signed file address, in the form the browser asked for. */
+function signed(status: number, file: URL, request: Request): Response {
+  const noStore = { 'cache-control': 'no-store' };
+  if ((request.headers.get('accept') ?? '').includes('application/json')) return jsonAnswer(200, { url: file.href }, noStore);
+  return new Response(null, { status, headers: { ...noStore, location: file.href } });
+}
+
+/** The API's answer to the browser: a success streamed through, an error read (it is small) with the key scrubbed out. */
+async function passOn(options: ResolvedProxyOptions, answer: Response): Promise<Response> {
+  const headers = responseHeaders(answer.headers, options.apiKey);
+  if (answer.status < 400) return new Response(answer.body, { status: answer.status, headers });
+  const text = await readText(answer.body, MAX_READ_BYTES);
+  if (text === undefined) return errorAnswer(502, 'bad_gateway', `The API answered ${answer.status} with a body too large to read.`);
+  return new Response(scrub(text, options.apiKey), { status: answer.status, headers });
+}
+
+/** The API could not be reached: what the browser gets instead. A class of its own, as a given `fetch` (undici's) may
+ * answer with a `Response` class other than the global one. */
+class Unreachable {
+  constructor(readonly answer: Response) {}
+}
+
+/** One request to the API, its redirects left to the caller; a connection failure becomes a 502 that names no key. */
+async function send(
+  options: ResolvedProxyOptions,
+  { action, videoId }: Pick<Route, 'action' | 'videoId'>,
+  url: URL,
+  init: RequestInit & { duplex?: 'half' },
+  expected = () => false,
+): Promise<Response | Unreachable> {
+  try {
+    return await options.fetch(url, { redirect: 'manual', ...init });
+  } catch (error) {
+    // The browser went away, or its upload was cut off: nothing for the app to look into.
+    if (!init.signal?.aborted && !expected()) options.onError(error, { action, videoId });
+    return new Unreachable(errorAnswer(502, 'api_unreachable', 'The proxy could not reach the video API.'));
+  }
+}
+
+function resolve(location: string, base: URL): URL | undefined {
+  try {
+    return new URL(location, base);
+  } catch {
+    return undefined;
+  }
+}
