@@ -10,13 +10,14 @@ import {
 import { checkOptions } from '../internal/arguments.js';
 import { validateBaseURL } from '../internal/base-url.js';
 import { ConcurrencyLimiter, type JobConcurrency } from '../internal/concurrency-limiter.js';
-import { type FetchFunction, fetchClient } from '../internal/fetch-send.js';
+import { fetchClient } from '../internal/fetch-send.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from '../internal/logger.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { Transport } from '../internal/transport.js';
 import { limiterOutcome } from '../lib/job-policy.js';
 import type { MediaLimits } from '../lib/media/validate.js';
 import { VERSION } from '../version.js';
+import { pageFetch } from './page-fetch.js';
 import { Videos } from './videos.js';
 
 /** Options of the web entry's client (Workers, Edge, browsers). */
@@ -84,17 +85,6 @@ function credentials(options: ClientOptions): { apiKey: string | undefined; base
 }
 
 /**
- * `fetch` with no `x-api-key` header: the transport always names one, and a page has none to send (the proxy adds it),
- * so the empty one is dropped rather than sent (it would also cost every request a CORS preflight).
- */
-function keyless(fetch: FetchFunction): FetchFunction {
-  return (input, init) => {
-    const { 'x-api-key': _none, ...headers } = (init.headers ?? {}) as Record<string, string>;
-    return fetch(input, { ...init, headers });
-  };
-}
-
-/**
  * The avatar video API client for Cloudflare Workers, Vercel Edge and browsers: requests go through `fetch`, inputs
  * are bytes (a `File` from a form, a `Uint8Array`, a stream), checked locally before any upload.
  *
@@ -138,7 +128,7 @@ export class AvatarVideo {
       baseURL: this.baseURL,
       // A page's fetch may not set user-agent; the proxy's server sends its own.
       headers: { ...(apiKey ? { 'user-agent': `avatar-video/${VERSION} web` } : {}), accept: 'application/json', ...options.headers },
-      http: apiKey ? fetchClient(apiKey, options.fetch) : fetchClient('', keyless(options.fetch ?? globalThis.fetch.bind(globalThis))),
+      http: apiKey ? fetchClient(apiKey, options.fetch) : fetchClient('', pageFetch(options.fetch ?? globalThis.fetch.bind(globalThis))),
       logger: this.logger,
       debug: level === 'debug',
       timeout: this.timeout,

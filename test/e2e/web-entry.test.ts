@@ -12,7 +12,7 @@ import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import type * as Web from '../../src/web/index.js';
 import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
-import { json, rawServer } from '../helpers/raw-server.js';
+import { json, rawServer, video } from '../helpers/raw-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const media = join(root, 'examples/media');
@@ -106,9 +106,13 @@ describe('in a browser (a document is there)', () => {
     expect(() => make()).not.toThrow(/sk-live/);
   });
 
-  it('talks to the proxy at an address relative to the page, with no key, and asks it for the content address as JSON', async () => {
+  it('talks to the proxy at an address relative to the page, with no key: uploads whole, asks for the content address as JSON', async () => {
     const file = await bytes('portrait.png');
     const proxy = await rawServer((request, response) => {
+      if (request.method === 'POST' && request.url === '/api/avatar/v1/videos') {
+        request.on('end', () => json(response, 201, video('vid_1'))).resume();
+        return;
+      }
       if (request.url === '/files/out.mp4') return response.end(file);
       if (request.url === '/api/avatar/v1/videos/vid_1/content' && request.headers.accept === 'application/json') {
         return json(response, 200, { url: `http://${request.headers.host}/files/out.mp4` });
@@ -117,12 +121,24 @@ describe('in a browser (a document is there)', () => {
     });
     closers.push(() => proxy.close());
     page.document = { baseURI: `${proxy.url}/app/page.html` };
-    const client = new web.AvatarVideo({ baseURL: '/api/avatar', logLevel: 'off' });
+    // What the page's fetch is given: a browser sends a streamed body only over HTTP/2, so the upload goes as a Blob.
+    const bodies: unknown[] = [];
+    const fetch = (input: string, init: RequestInit) => {
+      if (init.body) bodies.push(init.body);
+      return globalThis.fetch(input, init);
+    };
+    const client = new web.AvatarVideo({ baseURL: '/api/avatar', logLevel: 'off', fetch });
     expect(client.baseURL).toBe(`${proxy.url}/api/avatar/`);
+    const created = await client.videos.create({ audio_reference: await bytes('speech.wav'), image_reference: file });
+    expect(created.id).toBe('vid_1');
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toBeInstanceOf(Blob);
+    expect(Number(proxy.requests[0]?.headers['content-length'])).toBe(proxy.requests[0]?.bodyBytes);
     expect(await client.videos.contentURL('vid_1')).toBe(`${proxy.url}/files/out.mp4`);
     const content = await client.videos.content('vid_1');
     expect(await drain(content.body)).toEqual(file);
     expect(proxy.requests.map((request) => request.url)).toEqual([
+      '/api/avatar/v1/videos',
       '/api/avatar/v1/videos/vid_1/content',
       '/api/avatar/v1/videos/vid_1/content',
       '/files/out.mp4',
