@@ -1,5 +1,7 @@
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
+import { nodeImports } from './scripts/node-imports.js';
 import { VENDORED_MEDIABUNNY, vendorMediabunny } from './scripts/vendor.js';
 
 /** The command's own dependencies, bundled into dist/cli.js: see THIRD-PARTY-NOTICES.md. */
@@ -60,8 +62,8 @@ const WEB_TWINS: Record<string, string> = {
   'internal/multipart.ts': 'web/runtime/multipart.ts',
 };
 
-/** An import of Node's modules or of undici in built code: the web build must have none. */
-const NODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](?:node:[^"']+|undici)["']/;
+/** formdata-node's own implementation, pure JavaScript, whatever the conditions and `browser` maps say. */
+const FORMDATA_NODE = join(dirname(createRequire(import.meta.url).resolve('formdata-node/package.json')), 'lib/form-data.js');
 
 /**
  * esbuild plugin of the web build: each import of a `WEB_TWINS` module loads its twin. Node's modules and undici stay
@@ -76,10 +78,12 @@ const webRuntime: NonNullable<Options['esbuildPlugins']>[number] = {
       const twin = path.startsWith('.') ? twins.get(resolve(resolveDir, path.replace(/\.js$/, '.ts'))) : undefined;
       return twin ? { path: twin } : undefined;
     });
+    // formdata-node's own FormData (its browser build is the runtime's, which takes no file-like part).
+    build.onResolve({ filter: /^formdata-node$/ }, () => ({ path: FORMDATA_NODE }));
     build.onResolve({ filter: /^(node:|undici$)/ }, ({ path }) => ({ path, external: true, sideEffects: false }));
     build.onEnd(({ outputFiles = [] }) => {
-      const reached = outputFiles.filter((file) => NODE_IMPORT.test(file.text)).map((file) => file.path);
-      if (reached.length > 0) throw new Error(`the web build imports Node's modules or undici in ${reached.join(', ')}`);
+      const reached = outputFiles.flatMap((file) => nodeImports(file.text).map((name) => `${name} in ${file.path}`));
+      if (reached.length > 0) throw new Error(`the web build imports Node's modules or undici: ${reached.join(', ')}`);
     });
   },
 };
@@ -132,13 +136,16 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
   // conditions: ESM for any runtime, zod left to the user's bundler (a dependency), mediabunny's ESM build in a chunk
   // of its own, loaded by the first MP4/MOV probed.
   {
-    // Its own output folder, so that mediabunny's chunk lands beside it rather than among the command's chunks.
-    entry: { index: 'src/web/index.ts' },
-    outDir: `${outDir}/web`,
+    entry: { 'web/index': 'src/web/index.ts' },
     format: ['esm'],
     dts: { compilerOptions: { stripInternal: true } },
     target: 'es2022',
-    platform: 'neutral',
+    // 'browser' honours package.json's `browser` maps (mediabunny's drops its node:fs part).
+    platform: 'browser',
+    esbuildOptions(options) {
+      // mediabunny's chunk beside the entry, rather than among the command's chunks.
+      options.chunkNames = 'web/[name]-[hash]';
+    },
     sourcemap: false,
     splitting: true,
     // Bundled: under a browser condition formdata-node would be the page's own FormData, which takes no file-like part.

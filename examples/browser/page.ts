@@ -51,8 +51,8 @@ async function make(audioFile: File, visualFile: File): Promise<void> {
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();
-  const [audioFile] = audio.files ?? [];
-  const [visualFile] = visual.files ?? [];
+  const audioFile = audio.files?.[0];
+  const visualFile = visual.files?.[0];
   if (!audioFile || !visualFile) return say('Choose both files first.', true);
   submit.disabled = true;
   upload.value = 0;

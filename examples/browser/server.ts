@@ -55,55 +55,70 @@ function sessionOf(cookies: string | null | undefined): string | undefined {
   return cookies?.match(new RegExp(`(?:^|;\\s*)${SESSION}=([\\w-]+)`))?.[1];
 }
 
-const api = await service();
-const owners = new Map<string, string>(); // video id -> the session that made it
-const proxy = toNodeHandler(
-  createProxyHandler({
-    apiKey: api.apiKey,
-    baseURL: api.baseURL,
-    maxUploadBytes: Number(process.env.MAX_UPLOAD_BYTES ?? 50 * 1024 * 1024),
-    authorize: (request, { action, videoId }) => {
-      const session = sessionOf(request.headers.get('cookie'));
-      if (session === undefined) return false;
-      if (action === 'create') return true;
-      // No list here: it would show every user's videos. retrieve and content: only the session's own.
-      return videoId !== undefined && owners.get(videoId) === session;
-    },
-    onCreated: (request, video) => {
-      const session = sessionOf(request.headers.get('cookie'));
-      if (session !== undefined) owners.set(video.id, session);
-    },
-  }),
-);
-const html = await readFile(here('index.html'), 'utf8');
-const script = await bundlePage();
-
-function page(req: IncomingMessage, res: ServerResponse): void {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-  if (req.method !== 'GET' || (path !== '/' && path !== '/page.js')) {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-    return;
-  }
-  const headers: Record<string, string> = { 'cache-control': 'no-store' };
-  if (path === '/page.js') return void res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(script);
-  // A visitor without a session gets one: it is all the proxy knows of who asks.
-  if (sessionOf(req.headers.cookie) === undefined) headers['set-cookie'] = `${SESSION}=${randomUUID()}; Path=/; HttpOnly; SameSite=Strict`;
-  res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(html);
+/** The proxy for `api`: every visitor with a session may create; each sees only the videos it made. */
+function avatarProxy(api: { baseURL: string; apiKey: string }) {
+  const owners = new Map<string, string>(); // video id -> the session that made it
+  return toNodeHandler(
+    createProxyHandler({
+      apiKey: api.apiKey,
+      baseURL: api.baseURL,
+      maxUploadBytes: Number(process.env.MAX_UPLOAD_BYTES ?? 50 * 1024 * 1024),
+      authorize: (request, { action, videoId }) => {
+        const session = sessionOf(request.headers.get('cookie'));
+        if (session === undefined) return false;
+        if (action === 'create') return true;
+        // No list here: it would show every user's videos. retrieve and content: only the session's own.
+        return videoId !== undefined && owners.get(videoId) === session;
+      },
+      onCreated: (request, video) => {
+        const session = sessionOf(request.headers.get('cookie'));
+        if (session !== undefined) owners.set(video.id, session);
+      },
+    }),
+  );
 }
 
-const server = createServer((req, res) => {
-  const path = req.url ?? '/';
-  if (path === MOUNT || path.startsWith(`${MOUNT}/`)) proxy(req, res);
-  else page(req, res);
+/** The page and its script; anything else is a 404. */
+function pages(html: string, script: string) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (req.method !== 'GET' || (path !== '/' && path !== '/page.js')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      return;
+    }
+    const headers: Record<string, string> = { 'cache-control': 'no-store' };
+    if (path === '/page.js') return void res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(script);
+    // A visitor without a session gets one: it is all the proxy knows of who asks.
+    if (sessionOf(req.headers.cookie) === undefined)
+      headers['set-cookie'] = `${SESSION}=${randomUUID()}; Path=/; HttpOnly; SameSite=Strict`;
+    res.writeHead(200, { ...headers, 'content-type': 'text/html; charset=utf-8' }).end(html);
+  };
+}
+
+// No top-level await: this file runs as ESM or CommonJS, whichever the project around it is.
+async function main(): Promise<void> {
+  const api = await service();
+  const proxy = avatarProxy(api);
+  const page = pages(await readFile(here('index.html'), 'utf8'), await bundlePage());
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (path === MOUNT || path.startsWith(`${MOUNT}/`)) void proxy(req, res);
+    else page(req, res);
+  });
+  server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+    console.log(`The browser example: http://127.0.0.1:${(server.address() as AddressInfo).port}/ (calling ${api.baseURL})`);
+  });
+  const stop = async () => {
+    server.close();
+    server.closeAllConnections();
+    await api.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
 });
-server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
-  console.log(`The browser example: http://127.0.0.1:${(server.address() as AddressInfo).port}/ (calling ${api.baseURL})`);
-});
-const stop = async () => {
-  server.close();
-  server.closeAllConnections();
-  await api.close();
-  process.exit(0);
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);

@@ -1,8 +1,8 @@
-import type { FormDataEncoder } from 'form-data-encoder';
 import type * as Encoder from 'form-data-encoder';
+import type { FormDataEncoder } from 'form-data-encoder';
 import type * as FormDataNode from 'formdata-node';
-import { lazyRequire } from './lazy.js';
 import type { LocalSource, UploadFileLike } from './byte-source.js';
+import { lazyRequire } from './lazy.js';
 
 // The multipart body of a create as bytes, web-pure: internal/multipart.ts hands it to undici as a Node stream, the
 // web entry (whose build bundles both packages) to fetch as it is.

@@ -48,8 +48,8 @@ async function forward(options: ResolvedProxyOptions, request: Request, route: R
   const headers = requestHeaders(request.headers, options.apiKey, route.action === 'content' ? ['accept'] : []);
   const url = new URL(route.apiPath, options.base);
   const answer = await send(options, route, url, { method: 'GET', headers, signal: request.signal });
-  if (answer instanceof Response && route.action === 'content') return content(options, answer, url, headers, request);
-  return answer instanceof Response ? passOn(options, answer) : answer.failed;
+  if (!(answer instanceof Unreachable) && route.action === 'content') return content(options, answer, url, headers, request);
+  return answer instanceof Unreachable ? answer.answer : passOn(options, answer);
 }
 
 /** The upload, streamed to the API; refused before it is read when its declared length is over the limit. */
@@ -59,19 +59,22 @@ async function create(options: ResolvedProxyOptions, request: Request): Promise<
   const tooLarge = () => errorAnswer(413, 'upload_too_large', `The upload is larger than ${limit} bytes, the most this proxy accepts.`);
   if (declared > limit) return tooLarge();
   const limited = request.body ? limitBody(request.body, limit) : undefined;
+  // redirect 'error': in any other mode fetch (undici's, so Node's) tees the body to replay it on a redirect, and the
+  // branch never read holds the whole upload in memory (nodejs/undici#4058); the spec's create never redirects.
   const init = {
     method: 'POST',
     headers: requestHeaders(request.headers, options.apiKey),
     body: limited?.body ?? null,
     duplex: 'half' as const,
+    redirect: 'error' as const,
   };
   const cutOff = () => limited?.exceeded() === true;
   const answer = await send(options, { action: 'create' }, new URL('v1/videos', options.base), { ...init, signal: request.signal }, cutOff);
   if (cutOff()) {
-    if (answer instanceof Response) await answer.body?.cancel();
+    if (!(answer instanceof Unreachable)) await answer.body?.cancel();
     return tooLarge();
   }
-  if (!(answer instanceof Response)) return answer.failed;
+  if (answer instanceof Unreachable) return answer.answer;
   if (!answer.ok) return passOn(options, answer);
   return created(options, request, answer);
 }
@@ -106,7 +109,7 @@ async function content(options: ResolvedProxyOptions, first: Response, url: URL,
       return errorAnswer(502, 'bad_gateway', 'The API answered the content request with a redirect the proxy cannot follow.');
     if (next.origin !== options.base.origin) return signed(answer.status, next, request);
     const sent = await send(options, { action: 'content' }, next, { method: 'GET', headers, signal: request.signal });
-    if (!(sent instanceof Response)) return sent.failed;
+    if (sent instanceof Unreachable) return sent.answer;
     [answer, at] = [sent, next];
   }
   return passOn(options, answer);
@@ -128,20 +131,26 @@ async function passOn(options: ResolvedProxyOptions, answer: Response): Promise<
   return new Response(scrub(text, options.apiKey), { status: answer.status, headers });
 }
 
-/** One request to the API, redirects left to the caller; a connection failure becomes a 502 that names no key. */
+/** The API could not be reached: what the browser gets instead. A class of its own, as a given `fetch` (undici's) may
+ * answer with a `Response` class other than the global one. */
+class Unreachable {
+  constructor(readonly answer: Response) {}
+}
+
+/** One request to the API, its redirects left to the caller; a connection failure becomes a 502 that names no key. */
 async function send(
   options: ResolvedProxyOptions,
   { action, videoId }: Pick<Route, 'action' | 'videoId'>,
   url: URL,
   init: RequestInit & { duplex?: 'half' },
   expected = () => false,
-): Promise<Response | { failed: Response }> {
+): Promise<Response | Unreachable> {
   try {
-    return await options.fetch(url, { ...init, redirect: 'manual' });
+    return await options.fetch(url, { redirect: 'manual', ...init });
   } catch (error) {
     // The browser went away, or its upload was cut off: nothing for the app to look into.
     if (!init.signal?.aborted && !expected()) options.onError(error, { action, videoId });
-    return { failed: errorAnswer(502, 'api_unreachable', 'The proxy could not reach the video API.') };
+    return new Unreachable(errorAnswer(502, 'api_unreachable', 'The proxy could not reach the video API.'));
   }
 }
 

@@ -32,6 +32,7 @@ export interface NodeResponseLike {
   end(): unknown;
   destroy(error?: Error): unknown;
   once(event: 'drain' | 'close' | 'finish', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
   on(event: 'close' | 'finish', listener: () => void): unknown;
 }
 
@@ -152,7 +153,13 @@ async function writeResponse(response: Response, res: NodeResponseLike): Promise
 /** Resolves true once `res` takes more, false if it closed first (the browser went away). */
 function drained(res: NodeResponseLike): Promise<boolean> {
   return new Promise((resolve) => {
-    res.once('drain', () => resolve(true));
-    res.once('close', () => resolve(false));
+    const settle = (more: boolean) => () => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(more);
+    };
+    const [onDrain, onClose] = [settle(true), settle(false)];
+    res.once('drain', onDrain);
+    res.once('close', onClose);
   });
 }

@@ -1,14 +1,23 @@
-import { AvatarVideoError, InvalidArgumentError } from '../errors.js';
+import {
+  type APIErrorDetail,
+  AvatarVideoError,
+  type ConnectionProblem,
+  type ErrorOrigin,
+  InvalidArgumentError,
+  type MediaIssueCode,
+  type MediaValidationIssue,
+} from '../errors.js';
 import { checkOptions } from '../internal/arguments.js';
 import { validateBaseURL } from '../internal/base-url.js';
 import { ConcurrencyLimiter, type JobConcurrency } from '../internal/concurrency-limiter.js';
-import { type FetchFunction, fetchClient } from '../internal/fetch-send.js';
+import { fetchClient } from '../internal/fetch-send.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from '../internal/logger.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { Transport } from '../internal/transport.js';
 import { limiterOutcome } from '../lib/job-policy.js';
 import type { MediaLimits } from '../lib/media/validate.js';
 import { VERSION } from '../version.js';
+import { pageFetch } from './page-fetch.js';
 import { Videos } from './videos.js';
 
 /** Options of the web entry's client (Workers, Edge, browsers). */
@@ -34,7 +43,7 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
   /** Local media limits used by input validation. @default { maxAudioSeconds: 60 } */
   limits?: MediaLimits | undefined;
   /** The fetch function every request is sent with: your own instrumented one. @default the runtime's global fetch */
-  fetch?: FetchFunction | undefined;
+  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   /**
    * How many video jobs this client runs at once (`createAndWait`): `'auto'` finds the service's limit, a number fixes
    * it. Read the state with `client.jobConcurrency`.
@@ -59,7 +68,7 @@ const KEY_IN_BROWSER =
 /** The checked key and base URL: a key on a server runtime; none in a browser, whose base URL is the proxy's. */
 function credentials(options: ClientOptions): { apiKey: string | undefined; baseURL: URL } {
   if (typeof options.baseURL !== 'string' || options.baseURL === '') {
-    throw new InvalidArgumentError('baseURL', 'new AvatarVideo: pass { baseURL }: the API\'s address, or in a browser the proxy\'s.');
+    throw new InvalidArgumentError('baseURL', "new AvatarVideo: pass { baseURL }: the API's address, or in a browser the proxy's.");
   }
   if (inBrowser()) {
     if (options.apiKey !== undefined) throw new InvalidArgumentError('apiKey', KEY_IN_BROWSER);
@@ -73,17 +82,6 @@ function credentials(options: ClientOptions): { apiKey: string | undefined; base
     throw new AvatarVideoError('The API key contains whitespace or control characters; check how it was read.');
   }
   return { apiKey, baseURL: validateBaseURL(options.baseURL, options.allowInsecureHttp ?? false) };
-}
-
-/**
- * `fetch` with no `x-api-key` header: the transport always names one, and a page has none to send (the proxy adds it),
- * so the empty one is dropped rather than sent (it would also cost every request a CORS preflight).
- */
-function keyless(fetch: FetchFunction): FetchFunction {
-  return (input, init) => {
-    const { 'x-api-key': _none, ...headers } = (init.headers ?? {}) as Record<string, string>;
-    return fetch(input, { ...init, headers });
-  };
 }
 
 /**
@@ -130,7 +128,7 @@ export class AvatarVideo {
       baseURL: this.baseURL,
       // A page's fetch may not set user-agent; the proxy's server sends its own.
       headers: { ...(apiKey ? { 'user-agent': `avatar-video/${VERSION} web` } : {}), accept: 'application/json', ...options.headers },
-      http: apiKey ? fetchClient(apiKey, options.fetch) : fetchClient('', keyless(options.fetch ?? globalThis.fetch.bind(globalThis))),
+      http: apiKey ? fetchClient(apiKey, options.fetch) : fetchClient('', pageFetch(options.fetch ?? globalThis.fetch.bind(globalThis))),
       logger: this.logger,
       debug: level === 'debug',
       timeout: this.timeout,
@@ -149,4 +147,12 @@ export class AvatarVideo {
   toJSON(): Record<string, unknown> {
     return { baseURL: this.baseURL, timeout: this.timeout, maxRetries: this.maxRetries, maxRetryDelay: this.maxRetryDelay };
   }
+}
+
+/**
+ * Types users meet inside a value they already hold (an error's details, an option's value) rather than build or pass
+ * whole: named as `AvatarVideo.MediaValidationIssue`, as on the Node entry.
+ */
+export declare namespace AvatarVideo {
+  export type { APIErrorDetail, ConnectionProblem, ErrorOrigin, LogLevel, MediaIssueCode, MediaValidationIssue };
 }

@@ -5,10 +5,6 @@ import { AvatarVideo } from './client.js';
 
 export { AvatarVideo };
 export default AvatarVideo;
-export type { ClientOptions } from './client.js';
-export type { JobConcurrency } from '../internal/concurrency-limiter.js';
-export type { RequestOptions } from '../internal/request-options.js';
-export type { MediaLimits } from '../lib/media/validate.js';
 export {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -34,13 +30,18 @@ export {
   WaitTimeoutError,
 } from '../errors.js';
 export { APIPromise, type APIResponse } from '../internal/api-promise.js';
+export type { JobConcurrency } from '../internal/concurrency-limiter.js';
 export type { Logger } from '../internal/logger.js';
+export type { RequestOptions } from '../internal/request-options.js';
 export type { CreateOptions, UploadProgress } from '../lib/endpoints.js';
 export type { CreateAndWaitOptions } from '../lib/generate.js';
+export type { MediaLimits } from '../lib/media/validate.js';
 export type { PollOptions, PollResult, PollState } from '../lib/poll.js';
 export type { WaitOptions, WaitProgress } from '../lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoError, type VideoModel, type VideoStatus } from '../schemas.js';
 export { VERSION } from '../version.js';
+export type { ClientOptions } from './client.js';
+export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams, WebUploadable } from './params.js';
 export type { VideoContent } from './runtime/content.js';
-export { type Videos, type WebUploadable, type WebVideoCreateParams } from './videos.js';
+export { Videos } from './videos.js';

@@ -1,26 +1,21 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
 import { checkOptions, videoIdOf } from '../internal/arguments.js';
-import { header } from '../internal/headers.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import { header } from '../internal/headers.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
 import type { CreateOptions } from '../lib/endpoints.js';
 import { type CreateAndWaitOptions, createAndWait } from '../lib/generate.js';
-import { checkParams, type VideoCreateParams } from '../lib/media/prepare.js';
+import { checkParams } from '../lib/media/prepare.js';
 import { type PollOptions, type PollResult, type PollState, pollVideo } from '../lib/poll.js';
 import { type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import { VideoEndpoints } from '../resources/endpoints.js';
 import type { Video } from '../schemas.js';
+import type { VideoCreateParams } from './params.js';
 import { contentBody, type VideoContent } from './runtime/content.js';
 import { signedAddressSchema } from './signed-address.js';
-
-/** What a file of a create is given as on the web: bytes, never a path (there is no filesystem). */
-export type WebUploadable = Blob | Uint8Array | ArrayBuffer | ReadableStream<Uint8Array>;
-
-/** Parameters of `videos.create` on the web: the driving audio and exactly one visual reference, as bytes. */
-export type WebVideoCreateParams = VideoCreateParams<WebUploadable>;
 
 /** The content endpoint's route template. */
 const CONTENT_ROUTE = 'v1/videos/{id}/content';
@@ -53,7 +48,7 @@ export class Videos {
    * A refused create that started no job is sent again, up to `maxRetries` times; one that may have reached the
    * server is not.
    */
-  create(params: WebVideoCreateParams, options?: CreateOptions): APIPromise<Video> {
+  create(params: VideoCreateParams, options?: CreateOptions): APIPromise<Video> {
     const method = 'videos.create';
     return this.#transport.promise(() => this.#api.create(checkParams(method, params), checkOptions(method, options)));
   }
@@ -146,7 +141,7 @@ export class Videos {
    * share its limit on jobs running at once; a job FAILED for a rate limit or a fault of the service is made again
    * (`maxJobAttempts`).
    */
-  async createAndWait(params: WebVideoCreateParams, options?: CreateAndWaitOptions): Promise<Video> {
+  async createAndWait(params: VideoCreateParams, options?: CreateAndWaitOptions): Promise<Video> {
     const method = 'videos.createAndWait';
     return createAndWait(this.#api, checkParams(method, params), checkOptions(method, options));
   }

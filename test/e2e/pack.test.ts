@@ -43,6 +43,8 @@ it('packs dist/ from a clone that has none: prepack builds it', { timeout: 180_0
       'dist/proxy/index.js',
       'dist/proxy/index.cjs',
       'dist/testing/index.js',
+      'dist/web/index.js',
+      'dist/web/index.d.ts',
     ]),
   );
 });

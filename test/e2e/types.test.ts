@@ -29,6 +29,7 @@ const ENTRIES = [
   { types: 'dist/bullmq/index.d.cts', specifier: 'avatar-video/bullmq', format: 'cjs', value: 'createVideoProcessor' },
   { types: 'dist/media/index.d.ts', specifier: 'avatar-video/media', format: 'esm', value: 'probeMedia' },
   { types: 'dist/media/index.d.cts', specifier: 'avatar-video/media', format: 'cjs', value: 'probeMedia' },
+  { types: 'dist/web/index.d.ts', specifier: 'avatar-video/web', format: 'esm', value: 'AvatarVideo' },
   { types: 'dist/proxy/index.d.ts', specifier: 'avatar-video/proxy', format: 'esm', value: 'createProxyHandler' },
   { types: 'dist/proxy/index.d.cts', specifier: 'avatar-video/proxy', format: 'cjs', value: 'createProxyHandler' },
 ] as const;
@@ -84,6 +85,15 @@ describe('public types', () => {
     );
     expect(files.length).toBeGreaterThan(0);
     expect(output).toBe('');
+  });
+});
+
+describe('the web entry', () => {
+  it('declares nothing of Node (a Worker or a page has no @types/node) and none of the filesystem features', async () => {
+    const text = await readFile(join(pkg, 'dist/web/index.d.ts'), 'utf8');
+    expect(text.match(/^.*(['"](node:[^'"]+|undici)['"]|\bNodeJS\.|\bBuffer\b|\bReadable\b).*$/gm) ?? []).toEqual([]);
+    expect(text).toContain('createAndWait');
+    for (const name of ['download', 'generate', 'generateLong', 'generateBatch']) expect(text).not.toMatch(new RegExp(`\\b${name}\\(`));
   });
 });
 

@@ -6,6 +6,7 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fetch as undiciFetch } from 'undici';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AvatarVideo, InvalidArgumentError, type Video } from '../../src/index.js';
 import { createProxyHandler, type ProxyCall, type ProxyHandler, type ProxyOptions, toNodeHandler } from '../../src/proxy/index.js';
@@ -389,12 +390,12 @@ describe('errors', () => {
 });
 
 describe('as a web handler', () => {
-  it('answers a Request directly: create, retrieve, content as JSON, with a given fetch', async () => {
+  it("answers a Request directly: create, retrieve, content as JSON, with a given fetch (undici's, its own Response class)", async () => {
     const sent: string[] = [];
     const handler = appProxy(mock.baseURL, mock.apiKey, {
       fetch: (input, init) => {
         sent.push(String(input));
-        return fetch(input, init);
+        return undiciFetch(input as string, init as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
       },
     }).handler;
     const created = await handler(

@@ -9,24 +9,24 @@ import { FORMATS } from './types.js';
 // The two shapes repeat the shared fields rather than extend a base interface: the published types name only
 // what users can import.
 
-/** Create from a still image (`image_to_video`). `U`: what a file is given as (the web entry takes bytes only). */
-export interface ImageToVideoParams<U = Uploadable> {
+/** Create from a still image (`image_to_video`). */
+export interface ImageToVideoParams {
   /** Driving audio: WAV or MP3, 1 to 60 s. */
-  audio_reference: U;
+  audio_reference: Uploadable;
   /** Appearance image: JPEG or PNG. */
-  image_reference: U;
+  image_reference: Uploadable;
   /** Not with an image: send exactly one visual reference. */
   video_reference?: undefined;
   /** Model name. @default 'service-avatar-x' (the service's default) */
   model?: VideoModel | undefined;
 }
 
-/** Create from a video of the person (`video_to_video`), a gated preview. `U`: what a file is given as. */
-export interface VideoToVideoParams<U = Uploadable> {
+/** Create from a video of the person (`video_to_video`), a gated preview. */
+export interface VideoToVideoParams {
   /** Driving audio: WAV or MP3, 1 to 60 s. */
-  audio_reference: U;
+  audio_reference: Uploadable;
   /** Appearance video: MP4 or MOV, 10 to 60 s. */
-  video_reference: U;
+  video_reference: Uploadable;
   /** Not with a video: send exactly one visual reference. */
   image_reference?: undefined;
   /** Model name. @default 'service-avatar-x' (the service's default) */
@@ -38,7 +38,7 @@ export interface VideoToVideoParams<U = Uploadable> {
  * visual reference, `image_reference` or `video_reference`. Neither, or both, does not compile; from
  * JavaScript it fails local validation before any upload.
  */
-export type VideoCreateParams<U = Uploadable> = ImageToVideoParams<U> | VideoToVideoParams<U>;
+export type VideoCreateParams = ImageToVideoParams | VideoToVideoParams;
 
 export { FILE_FIELDS };
 

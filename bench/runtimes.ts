@@ -1,0 +1,127 @@
+/**
+ * The SDK in Node, Bun and Deno, each against that runtime's own raw client (its `fetch`, and undici on Node): cold
+ * start (process spawn to the first parsed answer) and 2,000 sequential polls of one video on a kept-alive
+ * connection to a raw JSON server (bench/serve.ts, a process of its own), every run a fresh process of the compiled
+ * child (bench/runtimes-child.ts); medians of `rounds`, contenders alternating order. Bun and Deno come from npm
+ * (test/helpers/runtimes.ts). Target (issue 27): the SDK's polls within 1.1x of each runtime's raw client.
+ *
+ *   npx tsx bench/runtimes.ts [calls=2000] [rounds=5]
+ */
+import { spawn } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
+import { runtimeBinary } from '../test/helpers/runtimes.js';
+import { compile } from './support/build.js';
+import type { PollRun } from './support/report-poll.js';
+import { spawnServers } from './support/spawn.js';
+
+const CALLS = Number(process.argv[2] ?? 2_000);
+const ROUNDS = Number(process.argv[3] ?? 5);
+for (const [name, value] of [
+  ['calls', CALLS],
+  ['rounds', ROUNDS],
+] as const) {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, got ${value}`);
+}
+const TARGET = 1.1;
+
+type Contender = 'sdk' | 'fetch' | 'undici';
+interface Runtime {
+  name: string;
+  path: string;
+  args: string[];
+  contenders: Contender[];
+}
+interface Run extends PollRun {
+  coldMs: number;
+  rssMB: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+/** The runtimes at hand: Node always, Bun and Deno when they can be had (else said, and left out). */
+async function runtimes(): Promise<Runtime[]> {
+  const found: Runtime[] = [
+    { name: `node ${process.versions.node}`, path: process.execPath, args: [], contenders: ['sdk', 'fetch', 'undici'] },
+  ];
+  for (const [name, args] of [
+    ['bun', []],
+    ['deno', ['run', '-A', '--node-modules-dir=manual']],
+  ] as const) {
+    const binary = await runtimeBinary(name);
+    if ('missing' in binary) console.log(`${name} left out: ${binary.missing}`);
+    else found.push({ name: `${name} ${binary.version}`, path: binary.path, args: [...args], contenders: ['sdk', 'fetch'] });
+  }
+  return found;
+}
+
+/** One fresh process of `child` as `who` in `runtime`: its cold start, polls and memory. */
+function once(runtime: Runtime, child: string, who: Contender, api: string): Promise<Run> {
+  const started = performance.now();
+  const process_ = spawn(runtime.path, [...runtime.args, child, who, api, String(CALLS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let [out, err, coldMs] = ['', '', 0];
+  process_.stdout.on('data', (chunk: Buffer) => {
+    if (coldMs === 0 && `${out}${chunk}`.includes('first\n')) coldMs = performance.now() - started;
+    out += chunk;
+  });
+  process_.stderr.on('data', (chunk: Buffer) => {
+    err += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    process_.on('error', reject);
+    process_.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`${runtime.name} ${who} exited with ${code}: ${err.trim()}`));
+      const [poll, memory] = out
+        .trim()
+        .split('\n')
+        .slice(-2)
+        .map((line) => JSON.parse(line)) as [PollRun, { rssMB: number }];
+      resolve({ ...poll, coldMs, rssMB: memory.rssMB });
+    });
+  });
+}
+
+const found = await runtimes();
+const built = await compile(['bench/runtimes-child.ts', 'src/index.ts']);
+const child = built.paths[0] as string;
+const servers = await spawnServers();
+console.log(`load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores: other work on the machine skews wall times`);
+try {
+  const runs = new Map<string, Run[]>();
+  const key = (runtime: Runtime, who: Contender) => `${runtime.name}|${who}`;
+  // One untimed run each warms the server's JIT and the runtimes' caches (Deno's compile cache).
+  for (const runtime of found) for (const who of runtime.contenders) await once(runtime, child, who, servers.api);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const runtime of found) {
+      const order = round % 2 === 0 ? runtime.contenders : [...runtime.contenders].reverse();
+      for (const who of order)
+        runs.set(key(runtime, who), [...(runs.get(key(runtime, who)) ?? []), await once(runtime, child, who, servers.api)]);
+    }
+    console.log(`round ${round + 1} of ${ROUNDS} done`);
+  }
+  const stat = (runtime: Runtime, who: Contender, pick: (run: Run) => number) => median((runs.get(key(runtime, who)) ?? []).map(pick));
+  console.log(`\n${CALLS} sequential polls on a kept-alive connection after a cold start, medians of ${ROUNDS} fresh processes:\n`);
+  console.log('| runtime | client | cold start ms | polls ms | µs/poll | CPU µs/poll | RSS MB |\n|---|---|---|---|---|---|---|');
+  for (const runtime of found) {
+    for (const who of runtime.contenders) {
+      const ms = stat(runtime, who, (r) => r.ms);
+      const cells = [stat(runtime, who, (r) => r.coldMs).toFixed(0), ms.toFixed(0), ((ms / CALLS) * 1000).toFixed(0)];
+      cells.push(((stat(runtime, who, (r) => r.cpuMs) * 1000) / CALLS).toFixed(0), stat(runtime, who, (r) => r.rssMB).toFixed(0));
+      console.log(`| ${runtime.name} | ${who === 'sdk' ? 'SDK' : `raw ${who}`} | ${cells.join(' | ')} |`);
+    }
+  }
+  console.log('');
+  for (const runtime of found) {
+    for (const raw of runtime.contenders.filter((who) => who !== 'sdk')) {
+      const polls = stat(runtime, 'sdk', (r) => r.ms) / stat(runtime, raw, (r) => r.ms);
+      const cold = stat(runtime, 'sdk', (r) => r.coldMs) / stat(runtime, raw, (r) => r.coldMs);
+      const cpu = stat(runtime, 'sdk', (r) => r.cpuMs) / stat(runtime, raw, (r) => r.cpuMs);
+      const verdict = polls <= TARGET ? 'met' : 'NOT met';
+      console.log(
+        `${runtime.name}: SDK/raw ${raw} polls ${polls.toFixed(2)}x (target <= ${TARGET}x: ${verdict}), CPU ${cpu.toFixed(2)}x, cold start ${cold.toFixed(2)}x`,
+      );
+    }
+  }
+} finally {
+  await servers.stop();
+  await built.remove();
+}

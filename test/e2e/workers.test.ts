@@ -1,0 +1,111 @@
+/**
+ * The package in Cloudflare's runtime, as a Worker's author meets it: the packed tarball installed in a fresh project,
+ * examples/workers/worker.ts bundled there by esbuild with the conditions wrangler uses (so `avatar-video` is the web
+ * entry), and run in workerd (miniflare) with no compatibility flag, talking to the mock on loopback.
+ */
+import { copyFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { nodeImports } from '../../scripts/node-imports.js';
+import { type MockServer, startMockServer } from '../../src/testing/index.js';
+import { builtPackage } from '../helpers/built.js';
+import { useCleanup } from '../helpers/fixture.js';
+import { userProject } from '../helpers/user-project.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const media = join(root, 'examples/media');
+const closers = useCleanup();
+const { tarball } = await builtPackage();
+
+/** The example Worker bundled from the installed package as wrangler bundles it. */
+async function bundleWorker(): Promise<string> {
+  const project = await userProject('avatar-workers-', tarball, [], closers);
+  expect(project.installs.at(-1)?.code, project.installs.at(-1)?.stderr).toBe(0);
+  await copyFile(join(root, 'examples/workers/worker.ts'), join(project.dir, 'worker.ts'));
+  const { outputFiles } = await build({
+    entryPoints: [join(project.dir, 'worker.ts')],
+    absWorkingDir: project.dir,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    // wrangler's: the workerd and worker conditions, then browser.
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['module', 'main'],
+    write: false,
+    logLevel: 'silent',
+  });
+  return outputFiles.map((file) => file.text).join('\n');
+}
+
+/** A multipart form of the named files, as bytes and its content type (miniflare takes plain bodies). */
+async function form(files: Record<string, { name: string; bytes: Uint8Array }>) {
+  const data = new FormData();
+  for (const [field, { name, bytes }] of Object.entries(files)) data.set(field, new Blob([bytes as BlobPart]), name);
+  const request = new Request('http://form.invalid', { method: 'POST', body: data });
+  return { body: new Uint8Array(await request.arrayBuffer()), contentType: request.headers.get('content-type') as string };
+}
+
+const file = async (name: string) => ({ name, bytes: new Uint8Array(await readFile(join(media, name))) });
+
+let script: string;
+let mock: MockServer;
+let worker: Miniflare;
+
+beforeAll(async () => {
+  script = await bundleWorker();
+  mock = await startMockServer({ processingMs: 800 });
+  closers.push(() => mock.close());
+  worker = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: '2026-07-01',
+    bindings: { AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL },
+  });
+  closers.push(() => worker.dispose());
+}, 300_000);
+
+async function post(files: Record<string, { name: string; bytes: Uint8Array }>) {
+  const { body, contentType } = await form(files);
+  const response = await worker.dispatchFetch('http://worker.test/videos', {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType },
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+describe('the worker example in workerd', () => {
+  it('bundles from the package’s worker entry: no node: module and no undici in the Worker', () => {
+    expect(script).toContain('avatar-video');
+    expect(nodeImports(script)).toEqual([]);
+    // The check itself finds what it looks for, with or without `node:`.
+    expect(nodeImports('import { stat } from "fs/promises";\nconst u = await import("undici");')).toEqual(['fs/promises', 'undici']);
+  });
+
+  it('creates from the uploaded bytes, waits for the job and answers its signed address', { timeout: 60_000 }, async () => {
+    const created = await post({ audio: await file('speech.wav'), image: await file('portrait.png') });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    expect(created.json).toMatchObject({ status: 'PROCESSING' });
+    expect(mock.creates).toBe(1);
+    const done = await worker.dispatchFetch(`http://worker.test/videos/${created.json.id}`);
+    const { video, contentURL } = (await done.json()) as { video: { id: string; status: string }; contentURL: string };
+    expect(video).toMatchObject({ id: created.json.id, status: 'COMPLETE' });
+    // The file host's signed address, unrequested: another origin than the API's, and it serves the MP4.
+    expect(new URL(contentURL).origin).not.toBe(new URL(mock.baseURL).origin);
+    const mp4 = new Uint8Array(await (await fetch(contentURL)).arrayBuffer());
+    expect(new TextDecoder().decode(mp4.subarray(4, 8))).toBe('ftyp');
+  });
+
+  it('refuses a bad image in the Worker with MediaValidationError, and creates nothing', { timeout: 30_000 }, async () => {
+    const before = mock.creates;
+    const png = await file('portrait.png');
+    // A PNG cut off inside its header.
+    const refused = await post({ audio: await file('speech.wav'), image: { name: 'portrait.png', bytes: png.bytes.subarray(0, 20) } });
+    expect(refused.status).toBe(422);
+    expect(refused.json).toMatchObject({ error: 'MediaValidationError', issues: [expect.objectContaining({ field: 'image_reference' })] });
+    expect(mock.creates).toBe(before);
+  });
+});
