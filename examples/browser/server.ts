@@ -105,6 +105,11 @@ async function main(): Promise<void> {
     if (path === MOUNT || path.startsWith(`${MOUNT}/`)) void proxy(req, res);
     else page(req, res);
   });
+  server.once('error', async (error) => {
+    console.error(`The browser example could not listen: ${error.message}`);
+    await api.close();
+    process.exit(1);
+  });
   server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
     console.log(`The browser example: http://127.0.0.1:${(server.address() as AddressInfo).port}/ (calling ${api.baseURL})`);
   });
