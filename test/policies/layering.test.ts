@@ -188,6 +188,20 @@ describe('layers', () => {
     expect([...graph].filter(([file, deps]) => !file.startsWith('proxy/') && deps.some((dep) => dep.startsWith('proxy/')))).toEqual([]);
   });
 
+  it('keeps web/ its own entry: no node: module or undici in its files, and nothing else imports it', () => {
+    // The web build swaps the shared modules that touch Node for their twins in web/runtime/ (tsup.config.ts) and fails
+    // on any node: import left; here the entry's own files are held to it, and the Node side never reaches into web/.
+    const webFiles = files.filter((file) => name(file).startsWith('web/'));
+    expect(webFiles.length).toBeGreaterThan(0);
+    const platform = webFiles.flatMap((file) =>
+      specifiers(file)
+        .filter((spec) => /^node:|^undici$/.test(spec))
+        .map((spec) => `${name(file)}: ${spec}`),
+    );
+    expect(platform).toEqual([]);
+    expect([...graph].filter(([file, deps]) => !file.startsWith('web/') && deps.some((dep) => dep.startsWith('web/')))).toEqual([]);
+  });
+
   it('imports only rightwards: index -> client -> resources -> lib -> internal', () => {
     const backwards = [...graph].flatMap(([file, deps]) => {
       const own = layerOf(file);
