@@ -209,7 +209,7 @@ export function proxyFetch(flag: string | undefined, env = process.env): FetchFu
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
 /**
- * undici's NO_PROXY rule (EnvHttpProxyAgent), as curl's: entries split on commas and spaces, `*` exempts every host,
+ * undici's NO_PROXY rule (EnvHttpProxyAgent's): entries split on commas and spaces, `*` exempts every host,
  * an entry (a leading `.` or `*.` dropped) exempts its host and the host's subdomains, on its port only if it names one.
  */
 export function exemptFromProxy(url: URL, noProxy: string): boolean {
