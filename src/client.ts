@@ -16,6 +16,7 @@ import { chooseHttpClient } from './internal/choose-http.js';
 import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
 import type { RequestOptions } from './internal/request-options.js';
+import { runtimeName } from './internal/runtime.js';
 import { Transport } from './internal/transport.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
@@ -126,7 +127,7 @@ export class AvatarVideo {
     this.#transport = new Transport({
       apiKey,
       baseURL: this.baseURL,
-      headers: { 'user-agent': `avatar-video/${VERSION} node/${process.versions.node}`, accept: 'application/json', ...options.headers },
+      headers: { 'user-agent': `avatar-video/${VERSION} ${runtimeName()}`, accept: 'application/json', ...options.headers },
       http: chooseHttpClient({ fetch: options.fetch, dispatcher: options.dispatcher, secret: apiKey }),
       logger: this.logger,
       debug: level === 'debug',

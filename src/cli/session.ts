@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import { type Dispatcher, EnvHttpProxyAgent } from 'undici';
-import { AvatarVideo, AvatarVideoError, type Logger } from '../index.js';
+import { AvatarVideo, AvatarVideoError, type ClientOptions, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { shorten } from '../internal/shorten.js';
 import { proxySource } from './flags.js';
@@ -119,9 +119,11 @@ export class Session {
     if (missing) missing.message += `; to try without an account, run \`${this.command} mock\` and export the two lines it prints`;
     if (problems.length > 0) throw new UsageError(problems);
     try {
-      this.#dispatcher = proxyDispatcher(this.proxy);
       const { allowInsecureHttp } = this;
-      this.#client = new AvatarVideo({ baseURL, logger: this.#logger(), allowInsecureHttp, dispatcher: this.#dispatcher });
+      // Bun's partial undici has no dispatcher: there the proxy goes through the runtime's own fetch.
+      const fetch = undiciDispatches() ? undefined : proxyFetch(this.proxy);
+      this.#dispatcher = fetch ? undefined : proxyDispatcher(this.proxy);
+      this.#client = new AvatarVideo({ baseURL, logger: this.#logger(), allowInsecureHttp, dispatcher: this.#dispatcher, fetch });
     } catch (error) {
       // The remaining constructor errors are about configuration (a malformed URL, plain http to a remote host).
       if (error instanceof AvatarVideoError) throw new UsageError([{ code: 'configuration', message: error.message }]);
@@ -182,6 +184,48 @@ function proxyDispatcher(flag: string | undefined): Dispatcher | undefined {
   if (flag) return new EnvHttpProxyAgent({ httpProxy: flag, httpsProxy: flag });
   const variables = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'];
   return variables.some((name) => process.env[name]) ? new EnvHttpProxyAgent() : undefined;
+}
+
+/** Whether this runtime's undici drives requests itself (Node, Deno); Bun's own partial copy does not. */
+const undiciDispatches = () => typeof EnvHttpProxyAgent.prototype.dispatch === 'function';
+
+type FetchFunction = NonNullable<ClientOptions['fetch']>;
+
+/**
+ * Where undici cannot: a fetch that sends through the proxy EnvHttpProxyAgent would choose (`--proxy`, else the
+ * variables), by its NO_PROXY rule, with the runtime's own `proxy` option (Bun's fetch, which also applies its own
+ * reading of HTTP_PROXY and NO_PROXY to a request sent without one); undefined when no proxy is set.
+ */
+export function proxyFetch(flag: string | undefined, env = process.env): FetchFunction | undefined {
+  if (!proxySource(flag, 'https:', env) && !proxySource(flag, 'http:', env)) return undefined;
+  return (input, init) => {
+    const url = new URL(input);
+    const proxy = proxySource(flag, url.protocol, env)?.url;
+    const through = proxy && !exemptFromProxy(url, env.no_proxy ?? env.NO_PROXY ?? '');
+    return fetch(input, through ? ({ ...init, proxy } as RequestInit) : init);
+  };
+}
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
+
+/**
+ * undici's NO_PROXY rule (EnvHttpProxyAgent's): entries split on commas and spaces, `*` exempts every host,
+ * an entry (a leading `.` or `*.` dropped) exempts its host and the host's subdomains, on its port only if it names one.
+ */
+export function exemptFromProxy(url: URL, noProxy: string): boolean {
+  if (noProxy === '*') return true;
+  const hostname = url.host.replace(/:\d*$/, '').toLowerCase();
+  const port = Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0;
+  return noProxy
+    .split(/[,\s]/)
+    .filter(Boolean)
+    .some((entry) => {
+      const parsed = /^(.+):(\d+)$/.exec(entry);
+      const host = (parsed?.[1] ?? entry).replace(/^\*?\./, '').toLowerCase();
+      const only = parsed ? Number.parseInt(parsed[2] as string, 10) : 0;
+      if (only && only !== port) return false;
+      return hostname === host || hostname.endsWith(`.${host}`);
+    });
 }
 
 function ignoreClosedPipe(error: NodeJS.ErrnoException): void {

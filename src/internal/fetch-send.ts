@@ -55,7 +55,8 @@ function rawHeaders(headers: Headers): RawHeaders {
   headers.forEach((value, name) => {
     raw[name] = value;
   });
-  const cookies = headers.getSetCookie?.();
+  // Only an answer that sets a cookie pays for the list (a poll sets none).
+  const cookies = raw['set-cookie'] === undefined ? undefined : headers.getSetCookie?.();
   if (cookies && cookies.length > 1) raw['set-cookie'] = cookies;
   return raw;
 }

@@ -1,12 +1,14 @@
 /**
  * The packed package in Bun and Deno (the versions of test/helpers/runtimes.ts, from npm), in a project made by
  * `npm init -y`: a script's `generate` to a file and a `generateLong` of audio longer than the mock allows in one job,
- * the CLI's `mock` and `generate`, and (Bun) a `bun test` file against `avatar-video/testing`. Deno takes the package
- * through `npm:` specifiers from the project's node_modules (`nodeModulesDir: "manual"`: it is on no registry).
+ * the CLI's `mock` and `generate`, and (Bun) the CLI through a proxy and a `bun test` file against
+ * `avatar-video/testing`. Deno takes the package through `npm:` specifiers from the project's node_modules (`nodeModulesDir: "manual"`: it is on no registry).
  * Under CI=true a runtime that cannot be had fails its tests; elsewhere they are skipped, saying why.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
@@ -100,6 +102,30 @@ function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
+/** A forward proxy on loopback (plain-http targets), recording each request it passes on. */
+async function forwardProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const server = createServer((request, response) => {
+    seen.push(`${request.method} ${request.url}`);
+    const target = new URL(request.url ?? '');
+    const options = { host: target.hostname, port: target.port, path: target.pathname + target.search, method: request.method };
+    const upstream = httpRequest({ ...options, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    upstream.on('error', () => response.destroy());
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return { url: `http://127.0.0.1:${port}`, seen, close };
+}
+
 /** How each runtime runs a script of the project and the package's command. */
 const COMMANDS: Record<Runtime, { script: string[]; cli: string[] }> = {
   bun: { script: ['script.bun.mjs'], cli: ['node_modules/avatar-video/dist/cli.js'] },
@@ -162,6 +188,29 @@ describe.each(['bun', 'deno'] as const)('%s', (name) => {
     expect(result.code).toBe(0);
     expect((await readFile(output)).toString('latin1', 4, 8)).toBe('ftyp');
   }, 120_000);
+
+  it.runIf(name === 'bun')(
+    "runs the CLI through a proxy (`--proxy`; NO_PROXY by undici's rule) without undici's dispatcher",
+    async (context) => {
+      const path = runtime(context);
+      const mock = await startMockServer({ processingMs: 50 });
+      const proxy = await forwardProxy();
+      closers.push(mock.close, proxy.close);
+      const env = { AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL };
+      const through = await run(path, [...COMMANDS.bun.cli, 'list', '--proxy', proxy.url], env);
+      expect(through.stderr).toBe('');
+      expect(through.code).toBe(0);
+      expect(proxy.seen).toEqual([`GET ${mock.baseURL}/v1/videos?limit=20`]);
+      const exempt = await run(path, [...COMMANDS.bun.cli, 'list', '--proxy', proxy.url], {
+        ...env,
+        NO_PROXY: new URL(mock.baseURL).hostname,
+      });
+      expect(exempt.code).toBe(0);
+      expect(proxy.seen).toHaveLength(1);
+      expect(mock.requests.filter((r) => r.method === 'GET')).toHaveLength(2);
+    },
+    120_000,
+  );
 
   it.runIf(name === 'bun')(
     'runs a test file of the project under `bun test` against avatar-video/testing',
