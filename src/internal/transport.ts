@@ -215,6 +215,7 @@ function parseBody<T>(schema: Schema<T>, raw: string, where: string, headers: Ra
       problems: ['(body): not JSON'],
     });
   }
+  if (schema.accepts?.(json)) return json;
   const result = schema().safeParse(json);
   if (!result.success) {
     const id = requestId(headers);
