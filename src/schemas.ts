@@ -18,7 +18,7 @@ export const VIDEO_MODELS = ['service-avatar-x', 'service-video-1-latest'] as co
 const zod = lazyRequire<typeof Zod>('zod');
 
 /**
- * A response schema, built at its first call: zod is loaded by the first answer parsed, not by importing the SDK
+ * A response schema, built at its first call: zod is loaded by the first answer it parses, not by importing the SDK
  * (bench/import.ts). `accepts`, where given, is a cheaper check of the common valid answer, taken as is when it
  * passes; anything it does not pass goes to the zod schema, which stays the rules (a property test holds the two
  * equal: test/policies/schemas-fast-path.test.ts).
