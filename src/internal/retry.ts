@@ -94,39 +94,20 @@ export interface RetrySettings extends RetryDelayOptions {
  * spent, waiting `retryDelay` between tries. Not p-retry: it cannot obey `Retry-After`, and its per-call setup was
  * the busiest frame of a poll.
  */
-export function withRetries<R>(kind: RequestKind, settings: RetrySettings, attempt: (number: number) => Promise<R>): Promise<R> {
-  // The first try is called straight away: a call that succeeds (a poll) enters no loop and awaits nothing here.
-  let first: Promise<R>;
-  try {
-    first = attempt(1);
-  } catch (error) {
-    first = Promise.reject(error);
-  }
-  return first.catch((error: unknown) => retryAfter(error, kind, settings, attempt));
-}
-
-/** The tries after a failed first one, while `kind` and the budget allow. */
-async function retryAfter<R>(
-  failure: unknown,
-  kind: RequestKind,
-  settings: RetrySettings,
-  attempt: (number: number) => Promise<R>,
-): Promise<R> {
-  let error = failure;
+export async function withRetries<R>(kind: RequestKind, settings: RetrySettings, attempt: (number: number) => Promise<R>): Promise<R> {
   for (let retry = 0; ; retry++) {
-    if (settings.signal?.aborted && !(error instanceof AvatarVideoError)) {
-      throw new APIUserAbortError('Request was aborted.', { cause: settings.signal.reason });
-    }
-    if (retry >= settings.maxRetries || !isRetryable(kind, error)) throw error;
-    const hint = (error as { headers?: Record<string, string> }).headers?.['retry-after'];
-    const delay = retryDelay(retry + 1, parseRetryAfter(hint), settings);
-    if (delay === undefined) throw error;
-    settings.onRetry?.(`retrying in ${delay} ms after ${(error as Error).message}`);
-    await sleep(delay, settings.signal);
     try {
-      return await attempt(retry + 2);
-    } catch (next) {
-      error = next;
+      return await attempt(retry + 1);
+    } catch (error) {
+      if (settings.signal?.aborted && !(error instanceof AvatarVideoError)) {
+        throw new APIUserAbortError('Request was aborted.', { cause: settings.signal.reason });
+      }
+      if (retry >= settings.maxRetries || !isRetryable(kind, error)) throw error;
+      const hint = (error as { headers?: Record<string, string> }).headers?.['retry-after'];
+      const delay = retryDelay(retry + 1, parseRetryAfter(hint), settings);
+      if (delay === undefined) throw error;
+      settings.onRetry?.(`retrying in ${delay} ms after ${(error as Error).message}`);
+      await sleep(delay, settings.signal);
     }
   }
 }
