@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { maxWaitFrom } from '../../mcp/budget.js';
-import { rootsFromEnvironment } from '../../mcp/roots.js';
-import { runStdio } from '../../mcp/stdio.js';
 import type { Session } from '../session.js';
 
 export function registerMcp(program: Command, session: Session): void {
@@ -15,6 +12,12 @@ export function registerMcp(program: Command, session: Session): void {
         '(seconds one tool call may take; default 55, at most 110). Stdout carries MCP alone; logs go to stderr.',
     )
     .action(async () => {
+      // Loaded on use: the MCP SDK is most of the command's code, and no other command needs it.
+      const [{ maxWaitFrom }, { rootsFromEnvironment }, { runStdio }] = await Promise.all([
+        import('../../mcp/budget.js'),
+        import('../../mcp/roots.js'),
+        import('../../mcp/stdio.js'),
+      ]);
       const log = (line: string) => session.stderr.write(`${line}\n`);
       const budget = maxWaitFrom(process.env.AVATAR_VIDEO_MCP_MAX_WAIT);
       if (budget.warning) log(`warning: ${budget.warning}`);
