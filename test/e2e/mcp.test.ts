@@ -13,6 +13,7 @@ import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { connectMcp } from '../helpers/mcp-client.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
+import { writeSpeechWav } from '../helpers/speech.js';
 import { findCommand, runCommand } from '../helpers/system-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,6 +44,8 @@ async function connect(env: Record<string, string> = {}) {
     env: { AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL, AVATAR_VIDEO_MCP_ROOTS: work, ...env },
   });
   closers.push(session.close);
+  // The client checks each result against its tool's output schema once it has listed the tools.
+  await session.client.listTools();
   return session;
 }
 
@@ -214,6 +217,37 @@ describe('avatar-video mcp over stdio', () => {
     expect(mock.creates).toBe(before);
     expectClean(session);
   });
+
+  it('long audio needs allow_segments; a call cut short by its wait resumes when made again, paying for no job twice', async () => {
+    const session = await connect();
+    await writeSpeechWav(join(work, 'long.wav'), 75);
+    const args = { audio_path: 'long.wav', image_path: 'portrait.png', output_path: 'long.mp4' };
+    const refused = await session.client.callTool({ name: 'generate_video', arguments: args });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toMatch(/allow_segments/);
+    const before = mock.creates;
+    const first = await session.client.callTool({
+      name: 'generate_video',
+      arguments: { ...args, allow_segments: true, wait_seconds: 1.5 },
+    });
+    const started = first.structuredContent as Structured;
+    expect(started).toMatchObject({ status: 'PROCESSING', next: expect.stringMatching(/generate_video again with the same arguments/) });
+    const made = mock.creates - before;
+    expect(made).toBeGreaterThan(0);
+    const second = await session.client.callTool({
+      name: 'generate_video',
+      arguments: { ...args, allow_segments: true, wait_seconds: 40 },
+    });
+    const done = second.structuredContent as Structured;
+    expect(done).toMatchObject({ status: 'COMPLETE', path: join(work, 'long.mp4') });
+    const segments = done.segment_ids as string[];
+    expect(segments.length).toBeGreaterThanOrEqual(2);
+    // Every segment was paid for once: the jobs of the first call were taken up, not made again.
+    expect(mock.creates - before).toBe(segments.length);
+    expect(segments).toEqual(expect.arrayContaining(started.segment_ids as string[]));
+    await expectPlayable(join(work, 'long.mp4'));
+    expectClean(session);
+  }, 60_000);
 
   it('get_video_url gives the signed address, described as a secret that expires, and no key', async () => {
     const session = await connect();
