@@ -4,11 +4,11 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AvatarVideo } from '../index.js';
 import { type CallPlan, callPlan } from './budget.js';
+import type { McpServerOptions } from './options.js';
 import { realRoots } from './paths.js';
 import { ProgressReporter } from './progress-reporter.js';
 import type { RecentJobs } from './recent-jobs.js';
 import { clean } from './results.js';
-import type { McpServerOptions } from './server.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

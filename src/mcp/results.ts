@@ -51,7 +51,14 @@ export interface Failure {
 export function failureResult(failure: Failure): CallToolResult {
   const id = failure.video_id ? ` (video ${failure.video_id})` : '';
   const text = `Error${id}: ${failure.message} Next: ${failure.next}`;
-  return { isError: true, content: [{ type: 'text', text: clean(text) }], structuredContent: cleanValue({ error: failure }) };
+  // No structuredContent: clients check it against the tool's output schema even on an error, so the details go as JSON text.
+  return {
+    isError: true,
+    content: [
+      { type: 'text', text: clean(text) },
+      { type: 'text', text: clean(JSON.stringify({ error: failure })) },
+    ],
+  };
 }
 
 /** A thrown error as a Failure, naming the job when the error (or the call) knows it. */

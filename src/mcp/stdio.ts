@@ -1,5 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMcpServer, type McpServerOptions } from './server.js';
+import type { McpServerOptions } from './options.js';
+import { createMcpServer } from './server.js';
 
 /**
  * Serve MCP on this process's stdin and stdout until the client closes stdin (or `signal` fires). Stdout carries

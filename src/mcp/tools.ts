@@ -5,11 +5,11 @@ import { callOf, type Extra } from './context.js';
 import { follow, save } from './follow.js';
 import { checkMedia, issuesOf, type MediaArgs, mediaOf } from './inputs.js';
 import { generateInSegments } from './long.js';
+import type { McpServerOptions } from './options.js';
 import { admitOutput, defaultOutputFor } from './paths.js';
 import type { RecentJobs } from './recent-jobs.js';
 import { failureOf, failureResult, success } from './results.js';
 import * as schema from './schemas.js';
-import type { McpServerOptions } from './server.js';
 
 const NO_CANCEL = 'There is no cancel tool: the API cannot cancel a job.';
 

@@ -1,7 +1,4 @@
 import { type Command, Option } from 'commander';
-import { maxWaitFrom } from '../../mcp/budget.js';
-import { rootsFromEnvironment } from '../../mcp/roots.js';
-import { runStdio } from '../../mcp/stdio.js';
 import { port } from '../flags.js';
 import type { Session } from '../session.js';
 import { UsageError } from '../usage-error.js';
@@ -22,6 +19,12 @@ export function registerMcp(program: Command, session: Session): void {
         '(seconds one tool call may take; default 55, at most 110). Stdout carries MCP alone; logs go to stderr.',
     )
     .action(async (flags: { http?: boolean; port: number }) => {
+      // Loaded on use: the MCP SDK is most of the command's code, and no other command needs it.
+      const [{ maxWaitFrom }, { rootsFromEnvironment }, { runStdio }] = await Promise.all([
+        import('../../mcp/budget.js'),
+        import('../../mcp/roots.js'),
+        import('../../mcp/stdio.js'),
+      ]);
       const log = (line: string) => session.stderr.write(`${line}\n`);
       const budget = maxWaitFrom(process.env.AVATAR_VIDEO_MCP_MAX_WAIT);
       if (budget.warning) log(`warning: ${budget.warning}`);
