@@ -3,15 +3,15 @@
  * real loopback sockets, against a mock this test starts: the tools, progress over SSE, and the DNS-rebinding checks
  * (a foreign Origin, a non-loopback Host). The tools' behaviours themselves are tested over stdio (mcp.test.ts).
  */
-import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { builtPackage } from '../helpers/built.js';
@@ -39,9 +39,11 @@ function mockEnv() {
   return { AVATAR_VIDEO_API_KEY: mock.apiKey, AVATAR_VIDEO_BASE_URL: mock.baseURL, NO_COLOR: '1' };
 }
 
-/** A connected SDK client (its own session), closed after the test. */
-async function connect(): Promise<Client> {
-  const client = new Client({ name: 'avatar-video-test', version: '0' });
+/** A connected SDK client (its own session), closed after the test; with `roots`, it answers roots/list with them. */
+async function connect(roots?: string[]): Promise<Client> {
+  const capabilities = roots ? { roots: {} } : {};
+  const client = new Client({ name: 'avatar-video-test', version: '0' }, { capabilities });
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href })) }));
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   closers.push(() => client.close());
   return client;
@@ -124,6 +126,32 @@ describe('mcp --http: the SDK client over Streamable HTTP', () => {
       if (index > 0) expect(update.progress).toBeGreaterThan(progress[index - 1]?.progress ?? Number.POSITIVE_INFINITY);
     }
     expect(JSON.stringify([result, progress])).not.toContain(mock.apiKey);
+  });
+});
+
+describe('mcp --http: sessions', () => {
+  it("each session asks its own client for roots (roots/list over HTTP): one's files are outside the other's roots", async () => {
+    const [mine, theirs] = [join(work, 'mine'), join(work, 'theirs')];
+    for (const folder of [mine, theirs]) await mkdir(folder, { recursive: true });
+    for (const name of ['speech.wav', 'portrait.png']) await copyFile(join(work, name), join(mine, name));
+    const [a, b] = await Promise.all([connect([mine]), connect([theirs])]);
+    const args = { audio_path: join(mine, 'speech.wav'), image_path: join(mine, 'portrait.png') };
+    const [allowed, refused] = await Promise.all([
+      a.callTool({ name: 'validate_inputs', arguments: args }),
+      b.callTool({ name: 'validate_inputs', arguments: args }),
+    ]);
+    expect(allowed.structuredContent).toMatchObject({ valid: true, issues: [] });
+    expect(refused.structuredContent).toMatchObject({ valid: false, issues: [{ field: 'audio_path', code: 'outside_roots' }] });
+    expect(JSON.stringify(refused.content)).toContain(`outside the allowed roots (${await realpath(theirs)})`);
+  });
+
+  it('a request naming a session that does not exist gets 404, so the client initializes again', async () => {
+    const answer = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(answer.status).toBe(404);
   });
 });
 
