@@ -176,6 +176,21 @@ describe('mcp --http: DNS-rebinding protection', () => {
 });
 
 describe('mcp --http --port', () => {
+  it('serves on the --port given, and Ctrl-C stops it with its sessions open (exit 0, as mock)', async () => {
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as { port: number }).port;
+    await new Promise((resolve) => free.close(resolve));
+    const own = await startHttpServerProcess(bin, { cwd: work, env: mockEnv(), extra: ['--port', String(port)] });
+    closers.push(own.stop);
+    expect(own.url).toBe(`http://127.0.0.1:${port}/mcp`);
+    const client = new Client({ name: 'avatar-video-test', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(own.url)));
+    closers.push(() => client.close());
+    expect((await client.listTools()).tools).toHaveLength(7);
+    expect(await own.stop()).toBe(0);
+  });
+
   it('a port in use is a usage error (exit 2) naming the port and the fix', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
