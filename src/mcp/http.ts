@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { checkLoopbackRequest } from './loopback-guard.js';
 import { RecentJobs } from './recent-jobs.js';
+import { clean } from './results.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /** The one path the server answers. */
@@ -48,7 +49,7 @@ export async function startHttp(options: HttpOptions): Promise<HttpServer> {
   const shared = { ...options, recent: options.recent ?? new RecentJobs() };
   const http = createServer((req, res) => {
     handle(req, res, sessions, shared).catch((error: unknown) => {
-      options.log(`mcp --http: ${req.method} failed: ${error instanceof Error ? error.message : String(error)}`);
+      options.log(clean(`mcp --http: ${req.method} failed: ${error instanceof Error ? error.message : String(error)}`));
       if (!res.headersSent) reply(res, 500, 'internal error');
       else res.destroy();
     });
@@ -68,7 +69,11 @@ async function handle(
   options: McpServerOptions,
 ): Promise<void> {
   const refusal = checkLoopbackRequest({ host: req.headers.host, origin: req.headers.origin });
-  if (refusal) return reply(res, 403, `refused: ${refusal.reason}`);
+  if (refusal) {
+    // Said on stderr too: the person whose browser-based client is refused reads the server's log, not the 403.
+    options.log(`mcp --http: refused a ${req.method} request with 403: ${refusal.reason}`);
+    return reply(res, 403, `refused: ${refusal.reason}`);
+  }
   if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== MCP_PATH) {
     return reply(res, 404, `not found: the MCP endpoint is ${MCP_PATH}`);
   }
