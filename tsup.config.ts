@@ -5,7 +5,7 @@ import { nodeImports } from './scripts/node-imports.js';
 import { VENDORED_MEDIABUNNY, vendorMediabunny } from './scripts/vendor.js';
 
 /** The command's own dependencies, bundled into dist/cli.js: see THIRD-PARTY-NOTICES.md. */
-const CLI_DEPENDENCIES = ['commander', 'cli-progress', 'csv-parse'];
+const CLI_DEPENDENCIES = ['commander', 'cli-progress', 'csv-parse', '@modelcontextprotocol/sdk'];
 
 /**
  * What the built code requires mediabunny by: the copy of its Node bundle in the output folder (scripts/vendor.ts),

@@ -4,6 +4,7 @@ import { registerBatch } from './commands/batch.js';
 import { registerDemo } from './commands/demo.js';
 import { registerJobCommands } from './commands/jobs.js';
 import { registerCreate, registerGenerate, registerValidate } from './commands/make.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerMock } from './commands/mock.js';
 import { cliFailure } from './failure.js';
 import { proxyUrl } from './flags.js';
@@ -94,6 +95,7 @@ function buildProgram(session: Session): Command {
     registerJobCommands,
     registerMock,
     registerDemo,
+    registerMcp,
   ]) {
     register(program, session);
   }

@@ -5,7 +5,7 @@
  * `import` (a module hook) and by `require` (require.cache).
  */
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,7 +16,7 @@ import { json, rawServer, video } from '../helpers/raw-server.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-await builtPackage();
+const { dir } = await builtPackage();
 let work: string;
 const closers = useCleanup();
 
@@ -42,6 +42,10 @@ globalThis.loadedPackages = async () => {
   port1.unref();
   const files = [...[...imported].filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url)), ...Object.keys(createRequire(import.meta.url).cache)];
   return [...new Set(files.map(packageOf).filter(Boolean))].sort();
+};
+globalThis.loadedFiles = async () => {
+  await globalThis.loadedPackages();
+  return [...[...imported].filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url)), ...Object.keys(createRequire(import.meta.url).cache)];
 };
 `;
 const HOOKS = `
@@ -76,6 +80,7 @@ beforeAll(async () => {
   await writeFile(join(work, 'track.mjs'), TRACK);
   await writeFile(join(work, 'hooks.mjs'), HOOKS);
   await writeFile(join(work, 'probe.mjs'), `const sdk = await import('avatar-video');\n${STEPS}`);
+  await writeFile(join(work, 'files.mjs'), "await import('avatar-video');\nconsole.log(JSON.stringify(await loadedFiles()));");
   await writeFile(join(work, 'probe.cjs'), `(async () => {\n  const sdk = require('avatar-video');\n${STEPS}})();`);
 });
 
@@ -93,5 +98,20 @@ describe.each(['probe.mjs', 'probe.cjs'])('%s: the packages loaded', (probe) => 
       upload: ['avatar-video', 'form-data-encoder', 'formdata-node', 'undici', 'zod'],
     });
     expect(api.requests.map((request) => request.method)).toEqual(['GET', 'POST']);
+  });
+});
+
+describe('the MCP server', () => {
+  it("is bundled into the command alone: import('avatar-video') loads none of its code", async () => {
+    // The premise: the package holds the server (the mcp command's chunk), so a load of it would show.
+    const dist = join(dir, 'dist');
+    const chunks = (await readdir(dist)).filter((name) => name.endsWith('.js'));
+    const holding = [];
+    for (const name of chunks) if ((await readFile(join(dist, name), 'utf8')).includes('notifications/progress')) holding.push(name);
+    expect(holding.length).toBeGreaterThan(0);
+    const { stdout } = await run(process.execPath, ['--import', './track.mjs', 'files.mjs'], { cwd: work });
+    const loaded = (JSON.parse(stdout) as string[]).filter((file) => file.includes('avatar-video'));
+    expect(loaded.length).toBeGreaterThan(0);
+    for (const file of loaded) expect(await readFile(file, 'utf8'), file).not.toContain('notifications/progress');
   });
 });

@@ -100,6 +100,9 @@ const CLI_HELPERS = [
   'lib/job-error.ts',
 ];
 
+/** The helpers the MCP server shares with the library (docs/architecture.md): the key's redaction. */
+const MCP_HELPERS = ['internal/redact.ts'];
+
 describe('layers', () => {
   it('has no import cycle in src/, type-only imports included', () => {
     expect(findCycle()).toBeUndefined();
@@ -159,8 +162,10 @@ describe('layers', () => {
     expect((graph.get('media/index.ts') ?? []).filter((dep) => !dep.startsWith('lib/'))).toEqual([]);
     expect(bundled.filter((file) => !file.includes('/')).sort()).toEqual(['errors.ts', 'schemas.ts', 'uploads.ts']);
     expect(bundled.filter((file) => /^(resources|bullmq|cli|testing)\/|^internal\/(transport|send)\.ts$/.test(file))).toEqual([]);
-    // Only the CLI, a user of the public entries, imports it.
-    expect([...graph].filter(([file, deps]) => !/^(media|cli)\//.test(file) && deps.some((dep) => dep.startsWith('media/')))).toEqual([]);
+    // Only the CLI and the MCP server, users of the public entries, import it.
+    expect([...graph].filter(([file, deps]) => !/^(media|cli|mcp)\//.test(file) && deps.some((dep) => dep.startsWith('media/')))).toEqual(
+      [],
+    );
   });
 
   it('keeps proxy/ web-standard and on its own: no node: module or undici, of the SDK only the shared errors and pure helpers', () => {
@@ -232,12 +237,27 @@ describe('layers', () => {
       dep.startsWith('cli/') ||
       CLI_ENTRIES.includes(dep) ||
       CLI_HELPERS.includes(dep) ||
-      (file === 'cli/commands/mock.ts' && dep === 'testing/index.ts');
+      (file === 'cli/commands/mock.ts' && dep === 'testing/index.ts') ||
+      (file === 'cli/commands/mcp.ts' && dep.startsWith('mcp/'));
     const reach = [...graph].flatMap(([file, deps]) =>
       file.startsWith('cli/') ? deps.filter((dep) => !allowed(file, dep)).map((dep) => `${file} -> ${dep}`) : [],
     );
     expect(reach).toEqual([]);
     expect([...graph].filter(([file, deps]) => !file.startsWith('cli/') && deps.some((dep) => dep.startsWith('cli/')))).toEqual([]);
+  });
+
+  it('keeps mcp/ a user of the public entries, but for its named helpers; only the mcp command imports it', () => {
+    // The MCP server is bundled into the command alone (tsup.config.ts): the library never reaches it.
+    const reach = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('mcp/')
+        ? deps
+            .filter((dep) => !dep.startsWith('mcp/') && !CLI_ENTRIES.includes(dep) && !MCP_HELPERS.includes(dep))
+            .map((dep) => `${file} -> ${dep}`)
+        : [],
+    );
+    expect(reach).toEqual([]);
+    const importers = [...graph].filter(([file, deps]) => !file.startsWith('mcp/') && deps.some((dep) => dep.startsWith('mcp/')));
+    expect(importers.map(([file]) => file)).toEqual(['cli/commands/mcp.ts']);
   });
 
   it('keeps the entries free of code: index.ts, media/index.ts and proxy/index.ts only import and export', () => {
@@ -298,9 +318,11 @@ describe('layers', () => {
     expect(runtime).toEqual([]);
   });
 
-  it('speaks HTTP only through undici: nothing outside src/testing imports node:net, node:tls or node:http', () => {
+  it('speaks HTTP only through undici: nothing but the servers (src/testing, mcp/http.ts) imports node:net, node:tls or node:http', () => {
+    // A server listens rather than sends: the mock, and `mcp --http` (the MCP SDK's transport takes node:http's objects).
+    const servers = (file: string) => name(file).startsWith('testing/') || name(file) === 'mcp/http.ts';
     const raw = files
-      .filter((file) => !name(file).startsWith('testing/'))
+      .filter((file) => !servers(file))
       .filter((file) => specifiers(file).some((spec) => /^(node:)?(net|tls|http|https|http2)$/.test(spec)))
       .map(name);
     expect(raw).toEqual([]);

@@ -39,22 +39,25 @@ export async function startEmbeddedMock(apiPort: number, command: string): Promi
   // Loaded on use: no other command needs the mock.
   const { startMockServer } = await import('../../testing/index.js');
   return startMockServer({ port: apiPort }).catch((error: unknown) => {
-    const problem = mockProblem(error, apiPort, command);
+    const problem = portProblem(error, apiPort, `${command} mock`);
     throw problem ? new UsageError([problem]) : error;
   });
 }
 
-/** The problem a user can fix in a failed start, in the CLI's words; undefined for any other failure. */
-function mockProblem(error: unknown, apiPort: number, command: string) {
+/**
+ * The problem a user can fix in a failed listen on 127.0.0.1:`port` (`mock`, `mcp --http`), in the CLI's words,
+ * suggesting `run` (the command without --port); undefined for any other failure.
+ */
+export function portProblem(error: unknown, port: number, run: string) {
   const code = (error as NodeJS.ErrnoException).code;
-  const retry = `pick another with --port, or leave --port out to use a free one (\`${command} mock\`)`;
+  const retry = `pick another with --port, or leave --port out to use a free one (\`${run}\`)`;
   if (code === 'EADDRINUSE') {
-    return { code: 'port_in_use', message: `port ${apiPort} on 127.0.0.1 is already in use by another program: ${retry}` };
+    return { code: 'port_in_use', message: `port ${port} on 127.0.0.1 is already in use by another program: ${retry}` };
   }
   if (code === 'EACCES') {
     return {
       code: 'port_not_allowed',
-      message: `port ${apiPort} needs privileges this user does not have (ports below 1024 usually do): ${retry}`,
+      message: `port ${port} needs privileges this user does not have (ports below 1024 usually do): ${retry}`,
     };
   }
   return undefined;

@@ -1,0 +1,76 @@
+import { fileURLToPath } from 'node:url';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { AvatarVideo } from '../index.js';
+import { type CallPlan, callPlan } from './budget.js';
+import type { McpServerOptions } from './options.js';
+import { realRoots } from './paths.js';
+import { ProgressReporter } from './progress-reporter.js';
+import type { RecentJobs } from './recent-jobs.js';
+import { clean } from './results.js';
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What each tool call works with: its budget, its cancellation, its progress, the roots and the client. */
+export interface Call {
+  plan: CallPlan;
+  started: number;
+  /** Fires when the client cancels the call (notifications/cancelled) or the connection closes. */
+  signal: AbortSignal;
+  /** Undefined when the client sent no progressToken. */
+  reporter: ProgressReporter | undefined;
+  roots: () => Promise<string[]>;
+  client: () => AvatarVideo;
+  recent: RecentJobs;
+  /** The MP4 path generate_video chose for a job, so wait_for_video saves there too. */
+  outputs: Map<string, string>;
+  log: (line: string) => void;
+}
+
+/** The per-call context of one request. */
+export function callOf(
+  server: McpServer,
+  options: Required<McpServerOptions>,
+  outputs: Map<string, string>,
+  extra: Extra,
+  waitSeconds?: number,
+): Call {
+  const token = extra._meta?.progressToken;
+  const log = (line: string) => options.log(clean(line));
+  const reporter =
+    token === undefined
+      ? undefined
+      : new ProgressReporter(
+          (progress, total, message) =>
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress, total, message: clean(message) },
+            }),
+          log,
+        );
+  return {
+    plan: callPlan(waitSeconds, options.maxWaitSeconds),
+    started: Date.now(),
+    signal: extra.signal,
+    reporter,
+    roots: () => rootsOf(server, options),
+    client: options.client,
+    recent: options.recent,
+    outputs,
+    log,
+  };
+}
+
+/** The client's roots (roots/list) when it declares the capability and names at least one, else the fallback. */
+async function rootsOf(server: McpServer, options: Required<McpServerOptions>): Promise<string[]> {
+  if (server.server.getClientCapabilities()?.roots) {
+    const listed = await server.server.listRoots().catch((error: unknown) => {
+      options.log(`roots/list failed, using the fallback roots: ${String(error)}`);
+      return { roots: [] };
+    });
+    const folders = listed.roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri));
+    if (folders.length > 0) return realRoots(folders);
+  }
+  return realRoots(options.roots.fallback);
+}
