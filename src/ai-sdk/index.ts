@@ -10,4 +10,4 @@
  */
 export { AvatarVideoModel, type AvatarVideoModelId, type AvatarVideoOperation } from './model.js';
 export { type AvatarVideoProvider, type AvatarVideoProviderSettings, avatarVideo, createAvatarVideo } from './provider.js';
-export type { AvatarVideoCallSettings } from './settings.js';
+export type { AvatarVideoCallOptions } from './settings.js';

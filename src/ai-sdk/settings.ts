@@ -5,7 +5,7 @@ import * as z from 'zod';
  * `providerOptions.avatarVideo` of a call: JSON settings only, as the AI SDK passes provider options through as JSON.
  * An unknown key is refused before anything is uploaded: a misspelt `waitTimeout` silently ignored would wait ten minutes.
  */
-export interface AvatarVideoCallSettings {
+export interface AvatarVideoCallOptions {
   /** The model of this call's job, over the model id the provider was asked for. @default the model id */
   model?: string | undefined;
   /** Check the inputs locally (formats from their bytes, durations measured) before any upload. @default true */
@@ -21,7 +21,7 @@ const schema = z.strictObject({
 });
 
 /** The call's `providerOptions.avatarVideo`, checked; `{}` when there is none. */
-export function callSettings(providerOptions: Record<string, unknown> | undefined): AvatarVideoCallSettings {
+export function callSettings(providerOptions: Record<string, unknown> | undefined): AvatarVideoCallOptions {
   const parsed = schema.safeParse(providerOptions?.avatarVideo ?? {});
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map(
