@@ -162,6 +162,16 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     esbuildPlugins: [importSharedFromMain],
     clean: false,
   },
+  // avatar-video/ai-sdk: the main entry by its name, left external, as avatar-video/media takes it; the media probe
+  // that sorts a call's inputs is bundled as there. `ai` and `@ai-sdk/*` are imported for their types only.
+  {
+    ...library,
+    entry: { 'ai-sdk/index': 'src/ai-sdk/index.ts' },
+    define: vendoredMediabunny('../'),
+    external: ['avatar-video'],
+    esbuildPlugins: [importSharedFromMain],
+    clean: false,
+  },
   // The `avatar-video` command: ESM only, no declarations, and the shebang on this entry alone.
   {
     entry: { cli: 'src/cli/index.ts' },

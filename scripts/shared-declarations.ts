@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 /** The entries whose declarations may hold copies of the main entry's. */
-const ENTRIES = ['media/index', 'proxy/index'];
+const ENTRIES = ['media/index', 'proxy/index', 'ai-sdk/index'];
 const MAIN = 'avatar-video';
 
 export async function importSharedDeclarations(outDir: string): Promise<void> {

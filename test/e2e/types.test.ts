@@ -32,6 +32,8 @@ const ENTRIES = [
   { types: 'dist/web/index.d.ts', specifier: 'avatar-video/web', format: 'esm', value: 'AvatarVideo' },
   { types: 'dist/proxy/index.d.ts', specifier: 'avatar-video/proxy', format: 'esm', value: 'createProxyHandler' },
   { types: 'dist/proxy/index.d.cts', specifier: 'avatar-video/proxy', format: 'cjs', value: 'createProxyHandler' },
+  { types: 'dist/ai-sdk/index.d.ts', specifier: 'avatar-video/ai-sdk', format: 'esm', value: 'createAvatarVideo' },
+  { types: 'dist/ai-sdk/index.d.cts', specifier: 'avatar-video/ai-sdk', format: 'cjs', value: 'createAvatarVideo' },
 ] as const;
 
 /** The most names the main entry may export, values and types together (`default` counts as one). */

@@ -311,6 +311,24 @@ describe('layers', () => {
     expect(knowing).toEqual([]);
   });
 
+  it('keeps ai-sdk/ on the public API and `ai` types only: the main entry by its name, the media probe bundled as media/ has it', () => {
+    // Of the SDK it reaches lib/media/ (the probe that sorts a call's inputs, as avatar-video/media bundles it) and
+    // the shared files the build takes from the main entry; `ai` and `@ai-sdk/*` only in `import type`.
+    const bundled = [...reached('ai-sdk/index.ts')].filter((file) => !file.startsWith('ai-sdk/'));
+    expect(bundled.filter((file) => /^(resources|bullmq|cli|testing|mcp|media|proxy|web)\/|^(client|index)\.ts$/.test(file))).toEqual([]);
+    const aiSdk = files.filter((file) => name(file).startsWith('ai-sdk/'));
+    expect(aiSdk.flatMap((file) => specifiers(file).filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:')))).toEqual(
+      expect.arrayContaining(['avatar-video']),
+    );
+    const runtime = files.flatMap((file) =>
+      specifiers(file, false)
+        .filter((spec) => /^(ai|@ai-sdk\/.*)$/.test(spec))
+        .map((spec) => `${name(file)}: ${spec}`),
+    );
+    expect(runtime).toEqual([]);
+    expect([...graph].filter(([file, deps]) => !file.startsWith('ai-sdk/') && deps.some((dep) => dep.startsWith('ai-sdk/')))).toEqual([]);
+  });
+
   it('imports bullmq, an optional peer, for its types only', () => {
     const runtime = files
       .filter((file) => /^\s*import\s+(?!type\b)[^;]*?from\s+['"]bullmq['"]/m.test(readFileSync(file, 'utf8')))

@@ -7,9 +7,14 @@ import { describe, expect, it } from 'vitest';
 // One name, one meaning: every option of every public method is in docs/options.md, and its TSDoc states its default.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const ENTRIES = ['src/index.ts', 'src/media/index.ts', 'src/bullmq/index.ts', 'src/testing/index.ts', 'src/proxy/index.ts'].map((entry) =>
-  resolve(ROOT, entry),
-);
+const ENTRIES = [
+  'src/index.ts',
+  'src/media/index.ts',
+  'src/bullmq/index.ts',
+  'src/testing/index.ts',
+  'src/proxy/index.ts',
+  'src/ai-sdk/index.ts',
+].map((entry) => resolve(ROOT, entry));
 const DOC = readFileSync(resolve(ROOT, 'docs/options.md'), 'utf8');
 
 const program = ts.createProgram(ENTRIES, {
