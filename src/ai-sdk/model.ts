@@ -94,8 +94,8 @@ export class AvatarVideoModel implements VideoModelV4 {
   /** One `videos.poll` of the job: pending, completed with its checked MP4, or the error it ended with. */
   async doStatus(options: {
     operation: JSONValue;
-    abortSignal?: AbortSignal;
-    headers?: Record<string, string | undefined>;
+    abortSignal?: AbortSignal | undefined;
+    headers?: Record<string, string | undefined> | undefined;
   }): Promise<StatusResult> {
     const videoId = operationId(options.operation);
     const client = this.#client();
