@@ -16,8 +16,8 @@ import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { startHttpServerProcess } from '../helpers/mcp-http.js';
 import { type Inspector, inspector } from '../helpers/mcp-inspector.js';
+import { usable } from '../helpers/npm-tool.js';
 
-const CI = process.env.CI === 'true';
 const media = fileURLToPath(new URL('../../examples/media/', import.meta.url));
 const { bin } = await builtPackage();
 const closers = useCleanup();
@@ -35,12 +35,7 @@ beforeAll(async () => {
 }, 300_000);
 
 /** The inspector, or (a missing one) the test skipped, or under CI failed. */
-function need(context: TestContext): { node: string; script: string } {
-  if ('script' in tool) return tool;
-  if (CI) throw new Error(tool.missing);
-  context.skip(tool.missing);
-  throw new Error('unreachable');
-}
+const need = (context: TestContext) => usable(context, tool);
 
 interface Outcome {
   code: number | null;

@@ -10,11 +10,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AvatarVideo } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { builtPackage } from '../helpers/built.js';
+import { expectPlayableMp4 } from '../helpers/ffprobe.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { connectMcp } from '../helpers/mcp-client.js';
-import { summarizeMp4 } from '../helpers/mp4.js';
 import { writeSpeechWav } from '../helpers/speech.js';
-import { findCommand, runCommand } from '../helpers/system-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { bin } = await builtPackage();
@@ -112,7 +111,7 @@ describe('avatar-video mcp over stdio', () => {
     expectClean(session);
   });
 
-  it('generate_video returns PROCESSING with the id after wait_seconds 1; wait_for_video then saves a readable MP4', async () => {
+  it('generate_video returns PROCESSING with the id after wait_seconds 1; wait_for_video then saves a readable MP4', async (context) => {
     const session = await connect();
     const before = mock.creates;
     const first = await session.client.callTool({
@@ -148,8 +147,8 @@ describe('avatar-video mcp over stdio', () => {
       expect(item.message).toContain(String(started.video_id));
       if (index > 0) expect(item.progress).toBeGreaterThan(progress[index - 1]?.progress ?? Number.POSITIVE_INFINITY);
     }
-    await expectPlayable(join(work, 'made.mp4'));
     expectClean(session);
+    await expectPlayableMp4(context, join(work, 'made.mp4'));
   });
 
   it('sends a heartbeat at most 10 s apart while a job shows no progress', async () => {
@@ -218,7 +217,7 @@ describe('avatar-video mcp over stdio', () => {
     expectClean(session);
   });
 
-  it('long audio needs allow_segments; a call cut short by its wait resumes when made again, paying for no job twice', async () => {
+  it('long audio needs allow_segments; a call cut short by its wait resumes when made again, paying for no job twice', async (context) => {
     const session = await connect();
     await writeSpeechWav(join(work, 'long.wav'), 75);
     const args = { audio_path: 'long.wav', image_path: 'portrait.png', output_path: 'long.mp4' };
@@ -245,8 +244,8 @@ describe('avatar-video mcp over stdio', () => {
     // Every segment was paid for once: the jobs of the first call were taken up, not made again.
     expect(mock.creates - before).toBe(segments.length);
     expect(segments).toEqual(expect.arrayContaining(started.segment_ids as string[]));
-    await expectPlayable(join(work, 'long.mp4'));
     expectClean(session);
+    await expectPlayableMp4(context, join(work, 'long.mp4'));
   }, 60_000);
 
   it('get_video_url gives the signed address, described as a secret that expires, and no key', async () => {
@@ -262,15 +261,3 @@ describe('avatar-video mcp over stdio', () => {
     expectClean(session);
   });
 });
-
-/** ffprobe reads it when installed; otherwise the project's own MP4 reader (mediabunny) does. */
-async function expectPlayable(path: string) {
-  if (findCommand('ffprobe')) {
-    const probe = JSON.parse(await runCommand('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', path])) as {
-      streams: Array<{ codec_type: string }>;
-    };
-    expect(probe.streams.map((stream) => stream.codec_type)).toContain('video');
-  } else {
-    expect((await summarizeMp4(path)).videoPackets).toBeGreaterThan(0);
-  }
-}

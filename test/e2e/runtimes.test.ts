@@ -15,6 +15,7 @@ import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { startMockServer } from '../../src/testing/index.js';
 import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
+import { usable } from '../helpers/npm-tool.js';
 import { type Runtime, type RuntimeBinary, runtimeBinary } from '../helpers/runtimes.js';
 import { writeSpeechWav } from '../helpers/speech.js';
 import { userProject } from '../helpers/user-project.js';
@@ -22,7 +23,6 @@ import { userProject } from '../helpers/user-project.js';
 const media = fileURLToPath(new URL('../../examples/media', import.meta.url));
 const { tarball } = await builtPackage();
 const closers = useCleanup();
-const CI = process.env.CI === 'true';
 
 /** The user's script: `generate` to a file, then `generateLong`; `PKG` is the package's specifier in the runtime. */
 const SCRIPT = `import process from 'node:process';
@@ -139,12 +139,7 @@ describe.each(['bun', 'deno'] as const)('%s', (name) => {
   }, 300_000);
 
   /** The runtime's path; a missing runtime skips the test, or under CI fails it. */
-  function runtime(context: TestContext): string {
-    if ('path' in binary) return binary.path;
-    if (CI) throw new Error(binary.missing);
-    context.skip(binary.missing);
-    return '';
-  }
+  const runtime = (context: TestContext) => usable(context, binary).path;
 
   const run = (path: string, args: string[], env: Record<string, string> = {}) =>
     finished(spawn(path, args, { cwd: project, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
