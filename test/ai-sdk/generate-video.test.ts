@@ -2,21 +2,19 @@
  * avatar-video/ai-sdk under the real `ai` (the pinned devDependency): experimental_generateVideo,
  * experimental_startVideo and experimental_getVideoStatus with this provider, against the mock on loopback sockets.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { experimental_generateVideo, experimental_getVideoStatus, experimental_startVideo } from 'ai';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAvatarVideo } from '../../src/ai-sdk/index.js';
 import { APIUserAbortError, AvatarVideo, InvalidArgumentError, MediaValidationError, VideoFailedError } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
+import { probeStreams } from '../helpers/ffprobe.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { readMockFixture, wav } from '../helpers/media.js';
 
-const run = promisify(execFile);
 let mock: MockServer;
 let slow: MockServer;
 let client: AvatarVideo;
@@ -49,12 +47,11 @@ beforeEach(() => mock.reset());
 
 const model = (id = 'service-avatar-x') => createAvatarVideo({ client })(id);
 
-/** What ffprobe reads in `bytes`: the streams' codec types. */
+/** What ffprobe reads in `bytes`: the streams' codec types (test/helpers/ffprobe.ts, which says how to install it). */
 async function ffprobeStreams(bytes: Uint8Array): Promise<string[]> {
   const file = join(dir, `${Math.random().toString(36).slice(2)}.mp4`);
   await writeFile(file, bytes);
-  const { stdout } = await run('/usr/bin/ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type', '-of', 'json', file]);
-  return (JSON.parse(stdout) as { streams: Array<{ codec_type: string }> }).streams.map((stream) => stream.codec_type);
+  return (await probeStreams(file)).map((stream) => stream.codec_type);
 }
 
 describe('experimental_generateVideo', () => {
