@@ -81,8 +81,9 @@ function toProxy(link: Record<string, unknown>, proxy: URL): boolean {
 }
 
 const CA_ADVICE =
-  'If a CA of your own signs it, set NODE_EXTRA_CA_CERTS=/path/ca.pem before Node starts, or give the client a dispatcher ' +
-  'that trusts it: new Agent({ connect: { ca } }) (through a proxy: new ProxyAgent({ uri, requestTls: { ca } })).';
+  'If a CA of your own signs it, set NODE_EXTRA_CA_CERTS=/path/ca.pem before Node starts (or run Node with ' +
+  '--use-system-ca, where it has that flag, to trust the system store), or give the client a dispatcher that trusts it: ' +
+  'new Agent({ connect: { ca } }) (through a proxy: new ProxyAgent({ uri, requestTls: { ca } })).';
 
 /** The kind of a connection failure no plain retry handles, or undefined for a plain connection error or timeout. */
 export function diagnose(error: unknown, at: FailedAttempt): Diagnosis | undefined {
@@ -90,7 +91,9 @@ export function diagnose(error: unknown, at: FailedAttempt): Diagnosis | undefin
   const server = describeServer(at.origin, at.host);
   const certificate = links.find((link) => CERTIFICATE.has(text(link.code)));
   if (certificate) {
-    const why = `${text(certificate.message) || 'untrusted certificate'} (${text(certificate.code)})`;
+    // Node 22.15+ appends its own hint after a `;` (`--use-system-ca`); the advice below covers every Node.
+    const said = text(certificate.message).split(';')[0]?.trim();
+    const why = `${said || 'untrusted certificate'} (${text(certificate.code)})`;
     return { code: 'tls_certificate', message: `The TLS certificate of ${server} is not trusted: ${why}. ${CA_ADVICE}` };
   }
   const plain = links.find((link) => text(link.code).startsWith('ERR_SSL_') && NOT_TLS.test(text(link.message)));
