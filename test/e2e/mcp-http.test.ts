@@ -251,7 +251,10 @@ describe('mcp --http: DNS-rebinding protection', () => {
     const refused = await rawInitialize({ origin: 'https://evil.example' });
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body).error.message).toMatch(/Origin "https:\/\/evil\.example" is not a page on this machine/);
-    expect(server.stderr()).toMatch(/refused a POST request with 403: Origin "https:\/\/evil\.example"/);
+    // The server logs the refusal on its stderr, a pipe read apart from the answer: wait for the line to arrive.
+    await expect
+      .poll(() => server.stderr(), { timeout: 5_000 })
+      .toMatch(/refused a POST request with 403: Origin "https:\/\/evil\.example"/);
   });
 
   it('refuses a non-loopback Host (a DNS name rebound to 127.0.0.1) with 403', async () => {
