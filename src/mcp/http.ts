@@ -5,11 +5,13 @@
  * and is told when the roots change, which needs the client's answers to reach the server that asked, so sessions are
  * kept in memory by id; a stateless server would lose them between requests. A session with nothing open for
  * `sessionIdleMs` is closed (session-expiry.ts), so that clients leaving without DELETE do not pile up.
+ *
+ * The SDK's web-standard transport answers `Request`s with `Response`s; `@hono/node-server` (the adapter the SDK's
+ * own Node transport is built on) serves them, so no socket code of ours is here.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createAdaptorServer, type ServerType } from '@hono/node-server';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { checkLoopbackRequest } from './loopback-guard.js';
 import { RecentJobs } from './recent-jobs.js';
 import { clean } from './results.js';
@@ -29,7 +31,7 @@ export interface HttpOptions extends McpServerOptions {
 
 /** One session: its transport and server, and its use, by which an idle one is closed. */
 interface Session extends SessionActivity {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   close(): Promise<void>;
 }
 
@@ -59,15 +61,14 @@ export async function startHttp(options: HttpOptions): Promise<HttpServer> {
   const sessions: Sessions = new Map();
   // Every session's server lists the jobs of the whole process, whichever session made them.
   const shared = { ...options, recent: options.recent ?? new RecentJobs() };
-  const http = createServer((req, res) => {
-    handle(req, res, sessions, shared).catch((error: unknown) => {
-      options.log(clean(`mcp --http: ${req.method} failed: ${error instanceof Error ? error.message : String(error)}`));
-      if (!res.headersSent) reply(res, 500, 'internal error');
-      else res.destroy();
+  const fetch = (request: Request) =>
+    handle(request, sessions, shared).catch((error: unknown) => {
+      options.log(clean(`mcp --http: ${request.method} failed: ${error instanceof Error ? error.message : String(error)}`));
+      return reply(500, 'internal error');
     });
-  });
+  const http = createAdaptorServer({ fetch, hostname: '127.0.0.1' });
   await listen(http, options.port);
-  const { port } = http.address() as AddressInfo;
+  const { port } = http.address() as { port: number };
   const sweeper = sweepIdle(sessions, options.sessionIdleMs ?? SESSION_IDLE_MS, options.log);
   return {
     url: `http://127.0.0.1:${port}${MCP_PATH}`,
@@ -78,57 +79,84 @@ export async function startHttp(options: HttpOptions): Promise<HttpServer> {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, sessions: Sessions, options: McpServerOptions): Promise<void> {
-  const refusal = checkLoopbackRequest({ host: req.headers.host, origin: req.headers.origin });
+async function handle(request: Request, sessions: Sessions, options: McpServerOptions): Promise<Response> {
+  const headers = request.headers;
+  const refusal = checkLoopbackRequest({ host: headers.get('host') ?? undefined, origin: headers.get('origin') ?? undefined });
   if (refusal) {
     // Said on stderr too: the person whose browser-based client is refused reads the server's log, not the 403.
-    options.log(`mcp --http: refused a ${req.method} request with 403: ${refusal.reason}`);
-    return reply(res, 403, `refused: ${refusal.reason}`);
+    options.log(`mcp --http: refused a ${request.method} request with 403: ${refusal.reason}`);
+    return reply(403, `refused: ${refusal.reason}`);
   }
-  if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== MCP_PATH) {
-    return reply(res, 404, `not found: the MCP endpoint is ${MCP_PATH}`);
-  }
-  const id = req.headers['mcp-session-id'];
-  if (typeof id === 'string') {
+  if (new URL(request.url).pathname !== MCP_PATH) return reply(404, `not found: the MCP endpoint is ${MCP_PATH}`);
+  const id = headers.get('mcp-session-id');
+  if (id !== null) {
     const session = sessions.get(id);
     // 404 is how the protocol tells a client its session is gone, so that it initializes again.
-    if (!session) return reply(res, 404, 'session not found: it ended, expired or the server restarted; initialize again', -32001);
-    track(session, res);
-    return session.transport.handleRequest(req, res);
+    if (!session) return reply(404, 'session not found: it ended, expired or the server restarted; initialize again', -32001);
+    return tracked(session, () => session.transport.handleRequest(request));
   }
-  if (req.method !== 'POST') return reply(res, 400, 'no Mcp-Session-Id: start a session with an initialize POST');
-  return openSession(req, res, sessions, options);
+  if (request.method !== 'POST') return reply(400, 'no Mcp-Session-Id: start a session with an initialize POST');
+  return openSession(request, sessions, options);
 }
 
 /** A request without a session: the transport answers it, and keeps a session only if it was an initialize. */
-async function openSession(req: IncomingMessage, res: ServerResponse, sessions: Sessions, options: McpServerOptions): Promise<void> {
+async function openSession(request: Request, sessions: Sessions, options: McpServerOptions): Promise<Response> {
   const server = createMcpServer(options);
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: randomUUID,
-    onsessioninitialized: (id) => {
-      const session: Session = { transport, close: () => server.close(), open: 0, lastActiveMs: Date.now() };
-      sessions.set(id, track(session, res));
-    },
-    onsessionclosed: (id) => void sessions.delete(id),
-  });
+  const session: Session = {
+    transport: new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void sessions.set(id, session),
+      onsessionclosed: (id) => void sessions.delete(id),
+    }),
+    close: () => server.close(),
+    open: 0,
+    lastActiveMs: Date.now(),
+  };
+  const { transport } = session;
   // Set before connect, which chains it: the server's own close handler (aborting calls in flight) runs too.
   transport.onclose = () => {
     if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
   };
   await server.connect(transport);
-  await transport.handleRequest(req, res);
+  const response = await tracked(session, () => transport.handleRequest(request));
   if (transport.sessionId === undefined) await server.close();
+  return response;
 }
 
-/** Count `res` as open in `session` until it closes: a call being answered, or an SSE stream. */
-function track(session: Session, res: ServerResponse): Session {
+/** Count the exchange as open in `session` until its response body ends or is cancelled: a call, or an SSE stream. */
+async function tracked(session: Session, answer: () => Promise<Response>): Promise<Response> {
   session.open += 1;
   session.lastActiveMs = Date.now();
-  res.once('close', () => {
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
     session.open -= 1;
     session.lastActiveMs = Date.now();
+  };
+  const response = await answer().catch((error: unknown) => {
+    end();
+    throw error;
   });
-  return session;
+  if (!response.body) {
+    end();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        end();
+        controller.close();
+      } else controller.enqueue(value);
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** Every so often (unref'd: it never keeps the process up), close the sessions idle past `idleMs`. */
@@ -146,12 +174,11 @@ function sweepIdle(sessions: Sessions, idleMs: number, log: (line: string) => vo
 }
 
 /** A JSON-RPC error body, as the SDK's own transport answers. */
-function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function reply(status: number, message: string, code = -32000): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
-function listen(http: Server, port: number): Promise<void> {
+function listen(http: ServerType, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, '127.0.0.1', () => {
@@ -162,11 +189,11 @@ function listen(http: Server, port: number): Promise<void> {
 }
 
 /** Close every session (ending its SSE streams), then the server and any connection still open. */
-async function closeAll(http: Server, sessions: Sessions): Promise<void> {
+async function closeAll(http: ServerType, sessions: Sessions): Promise<void> {
   const open = [...sessions.values()];
   sessions.clear();
   await Promise.allSettled(open.map((session) => session.transport.close()));
   const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-  http.closeAllConnections();
+  (http as { closeAllConnections?: () => void }).closeAllConnections?.();
   await closed;
 }
