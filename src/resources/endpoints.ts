@@ -81,8 +81,17 @@ export class VideoEndpoints implements Endpoints {
   }
 
   /** `GET /v1/videos/{id}/content` as a stream, with the read retries. */
-  async content(id: string, options: RequestOptions): Promise<Answer<VideoContent>> {
-    const response = await this.retryingReads(options, (attempt) => this.openContent(id, { ...options, attempt }));
+  content(id: string, options: RequestOptions): Promise<Answer<VideoContent>> {
+    return this.#streamed(options, (attempt) => this.openContent(id, { ...options, attempt }));
+  }
+
+  /** A video's file at its signed address `url` as a stream, with the read retries (the web entry behind a proxy). */
+  fileContent(url: URL, options: RequestOptions): Promise<Answer<VideoContent>> {
+    return this.#streamed(options, (attempt) => this.openFile(url, { ...options, attempt }));
+  }
+
+  async #streamed(options: RequestOptions, open: (attempt: number) => Promise<StreamedAnswer>): Promise<Answer<VideoContent>> {
+    const response = await this.retryingReads(options, open);
     const length = Number(header(response.headers, 'content-length'));
     const data = {
       body: contentBody(response),

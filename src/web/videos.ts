@@ -1,7 +1,6 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
 import { checkOptions, videoIdOf } from '../internal/arguments.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
-import { header } from '../internal/headers.js';
 import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
@@ -14,7 +13,7 @@ import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination
 import { VideoEndpoints } from '../resources/endpoints.js';
 import type { Video } from '../schemas.js';
 import type { VideoCreateParams } from './params.js';
-import { contentBody, type VideoContent } from './runtime/content.js';
+import type { VideoContent } from './runtime/content.js';
 import { signedAddressSchema } from './signed-address.js';
 
 /** The content endpoint's route template. */
@@ -84,21 +83,13 @@ export class Videos {
    */
   content(video: string | Video, options?: RequestOptions): APIPromise<VideoContent> {
     const method = 'videos.content';
-    const id = () => videoIdOf(method, video);
     // The web build gives the endpoints lib/content.ts's web twin, whose body is the web stream VideoContent says.
-    if (!this.#proxied) return this.#transport.promise(() => this.#api.content(id(), checkOptions(method, options)) as Promise<never>);
     return this.#transport.promise(async () => {
+      const id = videoIdOf(method, video);
       const checked = checkOptions(method, options);
-      const { data: url } = await this.#signedAddress(id(), checked);
-      const response = await this.#api.retryingReads(checked, (attempt) => this.#api.openFile(new URL(url), { ...checked, attempt }));
-      const length = Number(header(response.headers, 'content-length'));
-      const data = {
-        body: contentBody(response),
-        contentLength: Number.isFinite(length) ? length : undefined,
-        contentType: header(response.headers, 'content-type'),
-        url: response.url.href,
-      };
-      return { data, status: response.status, headers: response.headers };
+      if (!this.#proxied) return this.#api.content(id, checked) as Promise<never>;
+      const { data: url } = await this.#signedAddress(id, checked);
+      return this.#api.fileContent(new URL(url), checked) as Promise<never>;
     });
   }
 
