@@ -4,11 +4,9 @@
  * a folder (ETag, Range, If-Range as nginx does) or proxies to another address, and logs each request with the
  * `x-api-key` header it carried.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findCommand, freePort, whenListening } from './system-command.js';
+import { findCommand, startOnFreePort } from './system-command.js';
 
 export const NGINX_INSTALL_HINT = 'install nginx (Debian/Ubuntu: sudo apt-get install nginx; macOS: brew install nginx)';
 
@@ -89,35 +87,19 @@ export async function startNginx(dir: string, site: NginxSite): Promise<Nginx> {
   if (command === undefined) throw new Error(`no nginx on PATH or in /usr/sbin: ${NGINX_INSTALL_HINT}`);
   await mkdir(dir, { recursive: true });
   const read = (name: string) => readFile(join(dir, name), 'utf8').catch(() => '');
-  // A port taken between freePort() and nginx's bind is tried again with another.
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+  const args = async (port: number) => {
     await writeFile(join(dir, 'nginx.conf'), config(dir, port, site));
-    const child = spawn(command, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-    });
-    const exited = once(child, 'exit');
-    const gone = () => child.exitCode !== null || child.signalCode !== null;
-    try {
-      await whenListening(port, gone, async () => `${stderr}${await read('error.log')}`);
-    } catch (error) {
-      await stop(child, exited);
-      if (attempt < 3 && /Address already in use/.test(String(error))) continue;
-      throw error;
-    }
-    const rawAccessLog = () => read('access.log');
-    return {
-      url: `https://127.0.0.1:${port}`,
-      port,
-      rawAccessLog,
-      accessLog: async () => parseLog(await rawAccessLog()),
-      close: () => stop(child, exited),
-    };
-  }
+    return ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')];
+  };
+  const { port, stop } = await startOnFreePort(command, args, () => read('error.log'));
+  const rawAccessLog = () => read('access.log');
+  return {
+    url: `https://127.0.0.1:${port}`,
+    port,
+    rawAccessLog,
+    accessLog: async () => parseLog(await rawAccessLog()),
+    close: stop,
+  };
 }
 
 function parseLog(text: string): NginxLogLine[] {
@@ -135,9 +117,3 @@ function parseLog(text: string): NginxLogLine[] {
 /** nginx writes `"` and other bytes outside printable ASCII as `\xHH`. */
 const unescapeField = (field = '') =>
   field.replace(/\\x([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-
-/** SIGQUIT would wait for open keep-alive connections; SIGTERM ends nginx at once. */
-async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  await exited;
-}

@@ -5,14 +5,12 @@
  * squid, so a test can show the key never reached it. Started as root, squid runs as the user `proxy`, so its
  * folder belongs to that user.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findCommand, freePort, whenListening } from './system-command.js';
+import { findCommand, startOnFreePort } from './system-command.js';
 import { passwordLine } from './test-ca.js';
 
 export const SQUID_INSTALL_HINT = 'install squid (Debian/Ubuntu: sudo apt-get install squid; macOS: brew install squid)';
@@ -106,44 +104,34 @@ export async function startSquid(options: SquidOptions = {}): Promise<Squid> {
     await chown(dir, SQUID_USER.uid, SQUID_USER.gid);
     if (options.user) await chown(join(dir, 'passwd'), SQUID_USER.uid, SQUID_USER.gid);
   }
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+  const args = async (port: number) => {
     await writeFile(join(dir, 'squid.conf'), config(dir, port, options));
-    const child = spawn(command, ['-N', '-f', join(dir, 'squid.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-    });
-    const exited = once(child, 'exit');
-    const gone = () => child.exitCode !== null || child.signalCode !== null;
-    try {
-      await whenListening(port, gone, async () => `${stderr}${await read('cache.log')}`);
-    } catch (error) {
-      await stop(child, exited);
-      if (attempt < 3 && /Address already in use/.test(String(error))) continue;
-      await rm(dir, { recursive: true, force: true });
-      throw error;
-    }
-    const rawAccessLog = () => read('access.log');
-    const accessLog = async () => parseLog(await rawAccessLog());
-    return {
-      url: `http://127.0.0.1:${port}`,
-      port,
-      rawAccessLog,
-      accessLog,
-      accessLogOf: async (count, waitMs = 5_000) => {
-        for (const deadline = Date.now() + waitMs; Date.now() < deadline; await sleep(20)) {
-          const lines = await accessLog();
-          if (lines.length >= count) return lines;
-        }
-        return accessLog();
-      },
-      close: async () => {
-        await stop(child, exited);
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
-  }
+    return ['-N', '-f', join(dir, 'squid.conf')];
+  };
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  const { port, stop } = await startOnFreePort(command, args, () => read('cache.log')).catch(async (error: unknown) => {
+    await removeDir();
+    throw error;
+  });
+  const rawAccessLog = () => read('access.log');
+  const accessLog = async () => parseLog(await rawAccessLog());
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    rawAccessLog,
+    accessLog,
+    accessLogOf: async (count, waitMs = 5_000) => {
+      for (const deadline = Date.now() + waitMs; Date.now() < deadline; await sleep(20)) {
+        const lines = await accessLog();
+        if (lines.length >= count) return lines;
+      }
+      return accessLog();
+    },
+    close: async () => {
+      await stop();
+      await removeDir();
+    },
+  };
 }
 
 const LINE = /^(\S+) (\S+) (\S+) (\S+) \[(.*)\]$/;
@@ -159,9 +147,4 @@ function parseLog(text: string): SquidLogLine[] {
       return { result, method, url, serverSidePort: /^\d+$/.test(port) ? Number(port) : undefined, headers };
     })
     .filter((line) => line.url !== 'error:transaction-end-before-headers');
-}
-
-async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  await exited;
 }

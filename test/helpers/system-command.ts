@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { connect, createServer } from 'node:net';
@@ -62,4 +62,50 @@ export async function whenListening(port: number, exited: () => boolean, describ
     if (open) return;
   }
   throw new Error(`nothing listened on ${port} within 10 s:\n${await describe()}`);
+}
+
+/** A server of the test's own, listening on `port`; `stop` ends it (SIGTERM) and waits for its exit. */
+export interface Daemon {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Start `command` on a free port and wait until it listens. `argsFor` writes the server's config for the port and
+ * returns its arguments; `log` is what to show when it fails. A port taken between `freePort()` and the server's bind
+ * is tried again with another, three times at most.
+ */
+export async function startOnFreePort(
+  command: string,
+  argsFor: (port: number) => Promise<string[]>,
+  log: () => Promise<string>,
+): Promise<Daemon> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = spawn(command, await argsFor(port), { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    const exited = once(child, 'exit');
+    const stop = () => stopChild(child, exited);
+    try {
+      await whenListening(
+        port,
+        () => child.exitCode !== null || child.signalCode !== null,
+        async () => `${stderr}${await log()}`,
+      );
+      return { port, stop };
+    } catch (error) {
+      await stop();
+      if (attempt < 3 && /Address already in use/.test(String(error))) continue;
+      throw error;
+    }
+  }
+}
+
+/** SIGTERM ends nginx at once (SIGQUIT would wait for open keep-alive connections), and squid (`shutdown_lifetime 0`). */
+async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  await exited;
 }
