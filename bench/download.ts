@@ -20,6 +20,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { wholeArgs } from './support/args.js';
 import { compile } from './support/build.js';
 import { type Case, report, speed } from './support/download-report.js';
 import { type Children, CONTENDERS, type Contender, download, MiB, writeBody } from './support/download-runs.js';
@@ -27,10 +28,8 @@ import { selfTest } from './support/link-self-test.js';
 import { type LinkShape, startShapedLink } from './support/shaped-link.js';
 import { spawnServers } from './support/spawn.js';
 
-const args = process.argv.slice(2);
-const SHAPED = args.includes('--shaped');
-const ROUNDS = Number(args.find((arg) => !arg.startsWith('--')) ?? 3);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`rounds must be a whole number >= 1, got ${args.join(' ')}`);
+const SHAPED = process.argv.includes('--shaped');
+const [ROUNDS] = wholeArgs(['rounds', 3]);
 const SIZES = SHAPED
   ? [
       { id: 'mb20', label: '20 MB', bytes: 20_000_000 },

@@ -13,11 +13,11 @@ import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wholeArgs } from './support/args.js';
 import { packPackage } from './support/pack.js';
 import { run } from './support/spawn.js';
 
-const ROUNDS = Number(process.argv[2] ?? 21);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`rounds must be a whole number >= 1, got ${process.argv[2]}`);
+const [ROUNDS] = wholeArgs(['rounds', 21]);
 const TARGET = 1.2;
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FORMATS = ['import', 'require'] as const;

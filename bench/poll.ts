@@ -7,18 +7,12 @@
  *   npx tsx bench/poll.ts [calls=2000] [rounds=7]
  */
 import { availableParallelism, loadavg } from 'node:os';
+import { wholeArgs } from './support/args.js';
 import { compile } from './support/build.js';
 import type { PollRun } from './support/report-poll.js';
 import { run, spawnServers } from './support/spawn.js';
 
-const CALLS = Number(process.argv[2] ?? 2_000);
-const ROUNDS = Number(process.argv[3] ?? 7);
-for (const [name, value] of [
-  ['calls', CALLS],
-  ['rounds', ROUNDS],
-] as const) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, got ${value}`);
-}
+const [CALLS, ROUNDS] = wholeArgs(['calls', 2_000], ['rounds', 7]);
 const TARGET = 1.0;
 const CONTENDERS = ['sdk', 'undici'] as const;
 type Contender = (typeof CONTENDERS)[number];

@@ -21,17 +21,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { wav } from '../test/helpers/media.js';
 import { writePaddedMp4 } from '../test/support/large-media.js';
+import { wholeArgs } from './support/args.js';
 import { compile } from './support/build.js';
 import { spawnMock } from './support/mock-child.js';
 
-const CALLS = Number(process.argv[2] ?? 2_000);
-const ROUNDS = Number(process.argv[3] ?? 5);
-for (const [name, value] of [
-  ['calls', CALLS],
-  ['rounds', ROUNDS],
-] as const) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, got ${value}`);
-}
+const [CALLS, ROUNDS] = wholeArgs(['calls', 2_000], ['rounds', 5]);
 const MB = 1_000_000;
 const TARGET_MS = 1;
 const ROOT = fileURLToPath(new URL('../', import.meta.url));

@@ -12,18 +12,12 @@
 import { spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { runtimeBinary } from '../test/helpers/runtimes.js';
+import { wholeArgs } from './support/args.js';
 import { compile } from './support/build.js';
 import type { PollRun } from './support/report-poll.js';
 import { spawnServers } from './support/spawn.js';
 
-const CALLS = Number(process.argv[2] ?? 2_000);
-const ROUNDS = Number(process.argv[3] ?? 5);
-for (const [name, value] of [
-  ['calls', CALLS],
-  ['rounds', ROUNDS],
-] as const) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, got ${value}`);
-}
+const [CALLS, ROUNDS] = wholeArgs(['calls', 2_000], ['rounds', 5]);
 const TARGET = 1.1;
 
 type Contender = 'sdk' | 'fetch' | 'duties' | 'undici';

@@ -24,13 +24,13 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { writeLongWav, writePaddedMp4 } from '../test/support/large-media.js';
+import { wholeArgs } from './support/args.js';
 import { compile } from './support/build.js';
 import { run } from './support/spawn.js';
 import type { UploadRun } from './upload-measure.js';
 import type { UploadStats } from './upload-server.js';
 
-const ROUNDS = Number(process.argv[2] ?? 3);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`rounds must be a whole number >= 1, got ${process.argv[2]}`);
+const [ROUNDS] = wholeArgs(['rounds', 3]);
 const MiB = 1 << 20;
 const TARGET_RATIO = 1.5;
 const TARGET_RSS_MB = 150;
