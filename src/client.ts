@@ -13,15 +13,15 @@ import {
 import { checkOptions } from './internal/arguments.js';
 import { validateBaseURL } from './internal/base-url.js';
 import { chooseHttpClient } from './internal/choose-http.js';
-import { ConcurrencyLimiter, type JobConcurrency } from './internal/concurrency-limiter.js';
-import { isLogLevel, type Logger, type LogLevel, leveledLogger } from './internal/logger.js';
+import type { ConcurrencyLimiter, JobConcurrency } from './internal/concurrency-limiter.js';
+import type { Logger, LogLevel } from './internal/logger.js';
 import type { RequestOptions } from './internal/request-options.js';
 import { runtimeName } from './internal/runtime.js';
 import { Transport } from './internal/transport.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
+import { checkKeyCharacters, clientSettings } from './lib/client-settings.js';
 import type { DownloadProgress } from './lib/download.js';
 import type { UploadProgress } from './lib/endpoints.js';
-import { limiterOutcome } from './lib/job-policy.js';
 import type { LongProgress } from './lib/long/generate-long.js';
 import type { MediaLimits } from './lib/media/validate.js';
 import type { WaitProgress } from './lib/wait.js';
@@ -109,21 +109,20 @@ export class AvatarVideo {
     if (!apiKey) {
       throw new AvatarVideoError('Missing API key: pass { apiKey } or set AVATAR_VIDEO_API_KEY.');
     }
-    if (/[\s\x00-\x1f\x7f]/.test(apiKey)) {
-      throw new AvatarVideoError('The API key contains whitespace or control characters; check how it was read.');
-    }
+    checkKeyCharacters(apiKey);
     const baseURL = options.baseURL ?? env('AVATAR_VIDEO_BASE_URL');
     if (!baseURL) {
       throw new AvatarVideoError('Missing base URL: pass { baseURL } or set AVATAR_VIDEO_BASE_URL (the spec fixes no address).');
     }
     this.baseURL = validateBaseURL(baseURL, options.allowInsecureHttp ?? false).href;
-    this.timeout = options.timeout ?? 60_000;
-    this.maxRetries = options.maxRetries ?? 2;
-    this.maxRetryDelay = options.maxRetryDelay ?? 60_000;
-    this.limits = { maxAudioSeconds: options.limits?.maxAudioSeconds ?? 60 };
-    this.#limiter = new ConcurrencyLimiter({ concurrency: options.jobConcurrency, outcomeOf: limiterOutcome });
     const level = options.logLevel ?? env('AVATAR_VIDEO_LOG');
-    this.logger = leveledLogger(options.logger ?? console, isLogLevel(level) ? level : 'warn');
+    const settings = clientSettings(options, level);
+    this.timeout = settings.timeout;
+    this.maxRetries = settings.maxRetries;
+    this.maxRetryDelay = settings.maxRetryDelay;
+    this.limits = settings.limits;
+    this.#limiter = settings.limiter;
+    this.logger = settings.logger;
     this.#transport = new Transport({
       apiKey,
       baseURL: this.baseURL,

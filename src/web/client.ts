@@ -9,12 +9,12 @@ import {
 } from '../errors.js';
 import { checkOptions } from '../internal/arguments.js';
 import { validateBaseURL } from '../internal/base-url.js';
-import { ConcurrencyLimiter, type JobConcurrency } from '../internal/concurrency-limiter.js';
+import type { ConcurrencyLimiter, JobConcurrency } from '../internal/concurrency-limiter.js';
 import { fetchClient } from '../internal/fetch-send.js';
-import { isLogLevel, type Logger, type LogLevel, leveledLogger } from '../internal/logger.js';
+import type { Logger, LogLevel } from '../internal/logger.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { Transport } from '../internal/transport.js';
-import { limiterOutcome } from '../lib/job-policy.js';
+import { checkKeyCharacters, clientSettings } from '../lib/client-settings.js';
 import type { MediaLimits } from '../lib/media/validate.js';
 import { VERSION } from '../version.js';
 import { pageFetch } from './page-fetch.js';
@@ -78,9 +78,7 @@ function credentials(options: ClientOptions): { apiKey: string | undefined; base
   }
   const apiKey = options.apiKey ?? env('AVATAR_VIDEO_API_KEY');
   if (!apiKey) throw new AvatarVideoError('Missing API key: pass { apiKey } (a secret of the Worker or the function).');
-  if (/[\s\x00-\x1f\x7f]/.test(apiKey)) {
-    throw new AvatarVideoError('The API key contains whitespace or control characters; check how it was read.');
-  }
+  checkKeyCharacters(apiKey);
   return { apiKey, baseURL: validateBaseURL(options.baseURL, options.allowInsecureHttp ?? false) };
 }
 
@@ -116,13 +114,14 @@ export class AvatarVideo {
     checkOptions('new AvatarVideo', options.limits, undefined, 'limits');
     const { apiKey, baseURL } = credentials(options);
     this.baseURL = baseURL.href;
-    this.timeout = options.timeout ?? 60_000;
-    this.maxRetries = options.maxRetries ?? 2;
-    this.maxRetryDelay = options.maxRetryDelay ?? 60_000;
-    this.limits = { maxAudioSeconds: options.limits?.maxAudioSeconds ?? 60 };
-    this.#limiter = new ConcurrencyLimiter({ concurrency: options.jobConcurrency, outcomeOf: limiterOutcome });
     const level = options.logLevel;
-    this.logger = leveledLogger(options.logger ?? console, isLogLevel(level) ? level : 'warn');
+    const settings = clientSettings(options, level);
+    this.timeout = settings.timeout;
+    this.maxRetries = settings.maxRetries;
+    this.maxRetryDelay = settings.maxRetryDelay;
+    this.limits = settings.limits;
+    this.#limiter = settings.limiter;
+    this.logger = settings.logger;
     this.#transport = new Transport({
       apiKey: apiKey ?? '',
       baseURL: this.baseURL,

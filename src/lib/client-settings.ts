@@ -1,0 +1,35 @@
+import { AvatarVideoError } from '../errors.js';
+import { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import { isLogLevel, type Logger, leveledLogger } from '../internal/logger.js';
+import type { RequestOptions } from '../internal/request-options.js';
+import { limiterOutcome } from './job-policy.js';
+import type { MediaLimits } from './media/validate.js';
+
+/** The options the Node and the web entry's clients read alike. */
+interface SharedOptions extends Omit<RequestOptions, 'signal'> {
+  logger?: Logger | undefined;
+  limits?: MediaLimits | undefined;
+  jobConcurrency?: 'auto' | number | undefined;
+}
+
+/**
+ * What both entries' clients make of their options, so each default is set in one place: the request defaults, the
+ * media limits, the one limiter of jobs running at once, and the logger at `level` (`'warn'` unless a known level).
+ */
+export function clientSettings(options: SharedOptions, level: unknown) {
+  return {
+    timeout: options.timeout ?? 60_000,
+    maxRetries: options.maxRetries ?? 2,
+    maxRetryDelay: options.maxRetryDelay ?? 60_000,
+    limits: { maxAudioSeconds: options.limits?.maxAudioSeconds ?? 60 },
+    limiter: new ConcurrencyLimiter({ concurrency: options.jobConcurrency, outcomeOf: limiterOutcome }),
+    logger: leveledLogger(options.logger ?? console, isLogLevel(level) ? level : 'warn'),
+  };
+}
+
+/** A key read with a newline or a space in it (a file, a copied secret) is refused before it reaches a header. */
+export function checkKeyCharacters(apiKey: string): void {
+  if (/[\s\x00-\x1f\x7f]/.test(apiKey)) {
+    throw new AvatarVideoError('The API key contains whitespace or control characters; check how it was read.');
+  }
+}
