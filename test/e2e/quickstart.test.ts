@@ -3,7 +3,7 @@
  * real MP4 with no key, and the README's Quickstart code, as pasted, makes one against the `avatar-video mock` the
  * README says to start.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
+import { finished } from '../helpers/system-command.js';
 import { userProject } from '../helpers/user-project.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,22 +35,6 @@ function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // npx finds the command in node_modules/.bin; offline, it could never fetch another copy instead.
   env.npm_config_offline = 'true';
   return env;
-}
-
-/** Run a command to its end (async: the mock a test starts may live in this process's children). */
-function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /** The first ```js block of the README's Quickstart section, as a user copies it. */

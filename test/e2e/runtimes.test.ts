@@ -5,7 +5,7 @@
  * `avatar-video/testing`. Deno takes the package through `npm:` specifiers from the project's node_modules (`nodeModulesDir: "manual"`: it is on no registry).
  * Under CI=true a runtime that cannot be had fails its tests; elsewhere they are skipped, saying why.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +18,7 @@ import { useCleanup } from '../helpers/fixture.js';
 import { usable } from '../helpers/npm-tool.js';
 import { type Runtime, type RuntimeBinary, runtimeBinary } from '../helpers/runtimes.js';
 import { writeSpeechWav } from '../helpers/speech.js';
+import { finished } from '../helpers/system-command.js';
 import { userProject } from '../helpers/user-project.js';
 
 const media = fileURLToPath(new URL('../../examples/media', import.meta.url));
@@ -79,21 +80,6 @@ beforeAll(async () => {
   // Longer than the 60 s the mock (and the client's local limits) take in one job.
   await writeSpeechWav(join(project, 'long.wav'), 75);
 }, 300_000);
-
-/** Run a command to its end (async: the mock lives in this process). */
-function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let [stdout, stderr] = ['', ''];
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** The environment of a user with the mock's address and key, and nothing of ours. */
 function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

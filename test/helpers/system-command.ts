@@ -39,6 +39,21 @@ export async function runCommand(command: string, args: string[], input?: string
   return stdout;
 }
 
+/** A started command's end: its exit code and output (async, so servers of the test's own process keep answering). */
+export function finished(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let [stdout, stderr] = ['', ''];
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** A loopback port free right now (a server started next takes it; a clash is retried by the caller). */
 export async function freePort(): Promise<number> {
   const server = createServer();
