@@ -3,6 +3,7 @@ import { type Dispatcher, EnvHttpProxyAgent } from 'undici';
 import { AvatarVideo, AvatarVideoError, type ClientOptions, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { shorten } from '../internal/shorten.js';
+import { undiciDispatches } from '../internal/undici-dispatches.js';
 import { proxySource } from './flags.js';
 import { createProgress, type Progress } from './progress.js';
 import { type Problem, UsageError } from './usage-error.js';
@@ -185,9 +186,6 @@ function proxyDispatcher(flag: string | undefined): Dispatcher | undefined {
   const variables = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'];
   return variables.some((name) => process.env[name]) ? new EnvHttpProxyAgent() : undefined;
 }
-
-/** Whether this runtime's undici drives requests itself (Node, Deno); Bun's own partial copy does not. */
-const undiciDispatches = () => typeof EnvHttpProxyAgent.prototype.dispatch === 'function';
 
 type FetchFunction = NonNullable<ClientOptions['fetch']>;
 

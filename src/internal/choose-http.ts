@@ -2,7 +2,8 @@ import type { Dispatcher } from 'undici';
 import { InvalidArgumentError } from '../errors.js';
 import { type FetchFunction, fetchClient } from './fetch-send.js';
 import type { HttpClient } from './http-client.js';
-import { UndiciClient, undiciDispatches } from './send.js';
+import { UndiciClient } from './send.js';
+import { undiciDispatches } from './undici-dispatches.js';
 
 // Which implementation of the seam a client sends with: the user's `fetch`, else undici (the user's dispatcher or the
 // client's own pool), else the runtime's fetch where undici has no dispatcher (Bun's partial copy of undici).

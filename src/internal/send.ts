@@ -256,8 +256,3 @@ export class UndiciClient implements HttpClient {
     if (this.#owns) await this.#dispatcher?.close();
   }
 }
-
-/** Whether this runtime's undici has the dispatcher the SDK drives (Bun's own partial copy has none). */
-export function undiciDispatches(): boolean {
-  return typeof undici().Agent.prototype.dispatch === 'function';
-}

@@ -97,6 +97,7 @@ const CLI_HELPERS = [
   'internal/path.ts',
   'internal/retry.ts',
   'internal/shorten.ts',
+  'internal/undici-dispatches.ts',
   'lib/job-error.ts',
 ];
 
