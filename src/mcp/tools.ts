@@ -137,7 +137,13 @@ export function registerTools(server: McpServer, options: Required<McpServerOpti
       });
     }),
   );
-  describeRecentJobs(getVideo, options.recent);
+  const stopDescribing = describeRecentJobs(getVideo, options.recent);
+  // The job list outlives this server (mcp --http shares it between sessions): a closed server stops listening to it.
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    stopDescribing();
+    closed?.();
+  };
 
   server.registerTool(
     'list_videos',
@@ -234,7 +240,8 @@ function getVideoDescription(recent: RecentJobs): string {
   return `Read a video job's status and progress (no waiting). Recent jobs of this server: ${listed}. ${NO_CANCEL}`;
 }
 
-/** Keep get_video's description current (clients hear tools/list_changed). */
-function describeRecentJobs(tool: RegisteredTool, recent: RecentJobs): void {
-  recent.onChange(() => tool.update({ description: getVideoDescription(recent) }));
+/** Keep get_video's description current (clients hear tools/list_changed), until the returned function is called. */
+function describeRecentJobs(tool: RegisteredTool, recent: RecentJobs): () => void {
+  const stop = recent.onChange(() => tool.update({ description: getVideoDescription(recent) }));
+  return () => void stop();
 }

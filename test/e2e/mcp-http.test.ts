@@ -17,6 +17,7 @@ import { ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AvatarVideo } from '../../src/index.js';
 import { startHttp } from '../../src/mcp/http.js';
+import { RecentJobs } from '../../src/mcp/recent-jobs.js';
 import { rootsFromEnvironment } from '../../src/mcp/roots.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { builtPackage } from '../helpers/built.js';
@@ -184,6 +185,18 @@ describe('mcp --http: idle sessions expire, live ones do not', () => {
   const IDLE_MS = 400;
   let url: string;
   const logged: string[] = [];
+  /** The process's job list, counting the servers listening to it. */
+  const recent = new (class extends RecentJobs {
+    listening = 0;
+    override onChange(listener: () => void): () => void {
+      this.listening += 1;
+      const stop = super.onChange(listener);
+      return () => {
+        this.listening -= 1;
+        return stop();
+      };
+    }
+  })();
 
   beforeAll(async () => {
     const sdk = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL });
@@ -194,6 +207,7 @@ describe('mcp --http: idle sessions expire, live ones do not', () => {
       log: (line) => logged.push(line),
       port: 0,
       sessionIdleMs: IDLE_MS,
+      recent,
     });
     url = started.url;
     closers.push(started.close, () => sdk.close());
@@ -216,6 +230,17 @@ describe('mcp --http: idle sessions expire, live ones do not', () => {
     expect(gone.status).toBe(404);
     expect(gone.body).toMatch(/expired/);
     expect(logged.join('\n')).toContain(`closed session ${session}`);
+  });
+
+  it("a server closed with its session, or made for a request that opened none, stops listening to the process's job list", async () => {
+    const before = recent.listening;
+    expect((await rawPost(url, { id: 1, method: 'ping' })).status).toBe(400);
+    expect(recent.listening).toBe(before);
+    const session = await rawSession();
+    expect(recent.listening).toBe(before + 1);
+    await sleep(IDLE_MS * 3);
+    expect((await rawPost(url, { id: 2, method: 'ping' }, session)).status).toBe(404);
+    expect(recent.listening).toBe(before);
   });
 
   it('a call answered for longer than the idle time is not cut, nor its session', async () => {
