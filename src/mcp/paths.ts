@@ -1,5 +1,6 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { checkOutputPath } from '../internal/output-path.js';
 
 /** A path a tool refused, with the reason an agent can act on. */
 export class PathRefusedError extends Error {
@@ -52,8 +53,8 @@ export async function admitInput(field: string, raw: string, roots: readonly str
 }
 
 /**
- * Where an MP4 may be written: its folder's real path inside `roots`, the name not a folder, not a symlink, and not
- * an existing file unless `overwrite`. Gives the absolute path to write.
+ * Where an MP4 may be written: its folder's real path inside `roots` and writable, the name not a folder, not a
+ * symlink, and not an existing file unless `overwrite`. Gives the absolute path to write.
  */
 export async function admitOutput(field: string, raw: string, roots: readonly string[], overwrite: boolean): Promise<string> {
   const given = localPath(field, raw, roots);
@@ -72,7 +73,8 @@ export async function admitOutput(field: string, raw: string, roots: readonly st
       `${path} already exists: pass overwrite: true to replace it, or choose another output_path`,
     );
   }
-  return path;
+  // A folder the server may not write to fails here, before a job is paid for, as the library's generate does.
+  return checkOutputPath(path);
 }
 
 /** The default MP4 beside the audio: `talk.wav` -> `talk.mp4`, never the audio itself (as the CLI names it). */

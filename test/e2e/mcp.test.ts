@@ -194,7 +194,7 @@ describe('avatar-video mcp over stdio', () => {
     expectClean(session);
   });
 
-  it('refuses a path outside the roots, a symlink escaping them, a folder and an existing output without overwrite', async () => {
+  it('refuses a path outside the roots, a symlink escaping them, a folder, an existing output without overwrite and an output in a file', async () => {
     const session = await connect();
     const before = mock.creates;
     await symlink(join(outside, 'speech.wav'), join(work, 'escape.wav')).catch(() => {});
@@ -213,6 +213,8 @@ describe('avatar-video mcp over stdio', () => {
     await writeFile(join(work, 'taken.mp4'), 'already here');
     await refused({ audio_path: 'speech.wav', output_path: 'taken.mp4' }, /already exists.*overwrite: true/);
     expect(await readFile(join(work, 'taken.mp4'), 'utf8')).toBe('already here');
+    // A "folder" that is a file: a save bound to fail is refused before the paid create, as the library's generate does.
+    await refused({ audio_path: 'speech.wav', output_path: 'taken.mp4/video.mp4' }, /is a file, not a folder/);
     expect(mock.creates).toBe(before);
     expectClean(session);
   });

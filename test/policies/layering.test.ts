@@ -101,8 +101,8 @@ const CLI_HELPERS = [
   'lib/job-error.ts',
 ];
 
-/** The helpers the MCP server shares with the library (docs/architecture.md): the key's redaction. */
-const MCP_HELPERS = ['internal/redact.ts'];
+/** The helpers the MCP server shares with the library (docs/architecture.md): the key's redaction, the output check. */
+const MCP_HELPERS = ['internal/output-path.ts', 'internal/redact.ts'];
 
 describe('layers', () => {
   it('has no import cycle in src/, type-only imports included', () => {
