@@ -1,12 +1,7 @@
 import { AvatarVideoError, type ErrorOrigin } from '../errors.js';
 import { header, safeHeaders } from './headers.js';
 import type { HttpClient, SentResponse } from './http-client.js';
-
-const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
-const MAX_REDIRECTS = 5;
-
-/** Whether an answer is a redirect the SDK follows. */
-export const isRedirect = (status: number) => REDIRECT_STATUS.has(status);
+import { isRedirect, MAX_REDIRECTS, redirectRefusal } from './redirect-rule.js';
 
 /** One hop's request, wrapped by the caller (traced, its error answer thrown): `site` says whose server `url` is. */
 export type Hop = (url: URL, site: ErrorOrigin, send: () => Promise<SentResponse>) => Promise<SentResponse>;
@@ -77,11 +72,7 @@ async function redirectTarget(response: SentResponse, url: URL, hop: number): Pr
   } catch (error) {
     throw new AvatarVideoError(`Redirect ${response.status} from ${url.pathname} has a malformed Location header.`, { cause: error });
   }
-  if (next.protocol !== 'https:' && next.protocol !== 'http:') {
-    throw new AvatarVideoError(`Refusing to follow a redirect to a ${next.protocol} URL.`);
-  }
-  if (url.protocol === 'https:' && next.protocol === 'http:') {
-    throw new AvatarVideoError(`Refusing to follow a redirect from https to http (${next.origin}).`);
-  }
+  const refusal = redirectRefusal(url, next);
+  if (refusal) throw new AvatarVideoError(`Refusing to follow a redirect ${refusal}.`);
   return next;
 }

@@ -1,4 +1,5 @@
 import { scrub } from '../internal/redact.js';
+import { isRedirect, MAX_REDIRECTS, redirectRefusal } from '../internal/redirect-rule.js';
 import type { Video } from '../schemas.js';
 import { errorAnswer, jsonAnswer, readText } from './answers.js';
 import { requestHeaders, responseHeaders } from './headers.js';
@@ -11,8 +12,6 @@ export type ProxyHandler = (request: Request) => Promise<Response>;
 
 /** The most the proxy reads of an answer it must look into (a created video, an error); larger ones are refused. */
 const MAX_READ_BYTES = 1 << 20;
-const MAX_REDIRECTS = 5;
-const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
 /**
  * A handler that lets a browser use the API without the key: it forwards only the spec's four routes (matched on the
@@ -101,11 +100,12 @@ async function created(options: ResolvedProxyOptions, request: Request, answer: 
  */
 async function content(options: ResolvedProxyOptions, first: Response, url: URL, headers: Headers, request: Request): Promise<Response> {
   let [answer, at] = [first, url];
-  for (let hop = 0; REDIRECT.has(answer.status); hop++) {
+  for (let hop = 0; isRedirect(answer.status); hop++) {
     const location = answer.headers.get('location');
     await answer.body?.cancel();
     const next = location === null ? undefined : resolve(location, at);
-    if (!next || hop >= MAX_REDIRECTS)
+    // Followed as the SDK follows them: http(s) only, never down to http, a few hops at most.
+    if (!next || hop >= MAX_REDIRECTS || redirectRefusal(at, next))
       return errorAnswer(502, 'bad_gateway', 'The API answered the content request with a redirect the proxy cannot follow.');
     if (next.origin !== options.base.origin) return signed(answer.status, next, request);
     const sent = await send(options, { action: 'content' }, next, { method: 'GET', headers, signal: request.signal });

@@ -61,7 +61,7 @@ export interface ProxyOptions {
 }
 
 /** The options once checked: the base address ends with `/`, so `v1/...` resolves under any path it has. */
-export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'onCreated' | 'baseURL'>> {
+export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'onCreated' | 'baseURL' | 'allowInsecureHttp'>> {
   base: URL;
   onCreated: ProxyOptions['onCreated'];
 }
@@ -99,7 +99,6 @@ export function resolveOptions(options: ProxyOptions): ResolvedProxyOptions {
     onCreated,
     onError: onError ?? logError,
     maxUploadBytes,
-    allowInsecureHttp: options.allowInsecureHttp ?? false,
     fetch: (input, init) => fetchImpl(input, init),
   };
 }

@@ -172,7 +172,7 @@ describe('layers', () => {
   it('keeps proxy/ web-standard and on its own: no node: module or undici, of the SDK only the shared errors and pure helpers', () => {
     // The build takes errors.ts from the main entry by its name (tsup.config.ts); schemas.ts is read for a type only
     // (its zod stays out); the internal helpers are leaves, bundled as they are.
-    const PROXY_MAY_REACH = ['errors.ts', 'schemas.ts', 'internal/loopback.ts', 'internal/redact.ts'];
+    const PROXY_MAY_REACH = ['errors.ts', 'schemas.ts', 'internal/loopback.ts', 'internal/redact.ts', 'internal/redirect-rule.ts'];
     const proxyFiles = files.filter((file) => name(file).startsWith('proxy/'));
     const outside = proxyFiles.flatMap((file) =>
       (graph.get(name(file)) ?? [])

@@ -333,6 +333,20 @@ describe('content', () => {
     expect(hopping.requests.filter((r) => r.path.endsWith('/hop')).map((r) => r.apiKeyValid)).toEqual([true]);
   });
 
+  it('hands the browser no address of a scheme the SDK would not follow (data:, javascript:): a 502', async () => {
+    const targets = ['data:text/html,<script>alert(1)</script>', 'javascript:alert(1)'];
+    const api = await rawServer((req, res) => {
+      res.writeHead(302, { location: targets[Number(req.url?.split('/')[3]?.slice(-1))] ?? '' }).end();
+    });
+    closers.push(api.close);
+    const raw = await serve(createProxyHandler({ apiKey: 'proxy-secret-key', baseURL: api.url, authorize: () => true }));
+    for (const index of [0, 1]) {
+      const answer = await fetch(`${raw}/v1/videos/vid_${index}/content`, { headers: { accept: 'application/json' } });
+      expect(answer.status).toBe(502);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('bad_gateway');
+    }
+  });
+
   it("the Node client's contentURL works through the proxy, its own key stripped", async () => {
     const open = await serve(createProxyHandler({ apiKey: mock.apiKey, baseURL: mock.baseURL, authorize: () => true }));
     const client = new AvatarVideo({ apiKey: 'not-the-key', baseURL: open, logLevel: 'off' });
