@@ -14,8 +14,8 @@ export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What each tool call works with: its budget, its cancellation, its progress, the roots and the client. */
 export interface Call {
-  plan: CallPlan;
-  started: number;
+  /** Milliseconds left of the call's wait (`waitMs`) or of the whole call (`callMs`), from its plan; negative once past. */
+  leftMs: (part: keyof CallPlan) => number;
   /** Fires when the client cancels the call (notifications/cancelled) or the connection closes. */
   signal: AbortSignal;
   /** Undefined when the client sent no progressToken. */
@@ -49,9 +49,10 @@ export function callOf(
             }),
           log,
         );
+  const plan = callPlan(waitSeconds, options.maxWaitSeconds);
+  const started = Date.now();
   return {
-    plan: callPlan(waitSeconds, options.maxWaitSeconds),
-    started: Date.now(),
+    leftMs: (part) => plan[part] - (Date.now() - started),
     signal: extra.signal,
     reporter,
     roots: () => rootsOf(server, options),

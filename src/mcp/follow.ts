@@ -22,7 +22,7 @@ export async function follow(call: Call, id: string, output: string | undefined)
     call.recent.note(video.id, video.status);
     call.reporter?.update({ id: video.id, status: video.status, percent: video.progress ?? null, etaSeconds: eta });
   };
-  const waitMs = call.plan.waitMs - (Date.now() - call.started);
+  const waitMs = call.leftMs('waitMs');
   let video: Video;
   try {
     if (waitMs < 1000) {
@@ -53,19 +53,23 @@ function stillRunning(video: Video, eta: number | undefined): CallToolResult {
   });
 }
 
-/** Save a COMPLETE video within what is left of the call's budget. */
-export async function save(call: Call, video: Video, output: string): Promise<CallToolResult> {
-  const left = Math.max(1000, call.plan.callMs - (Date.now() - call.started));
-  const signal = AbortSignal.any([call.signal, AbortSignal.timeout(left)]);
+/**
+ * Save a video within what is left of the call's budget: one found COMPLETE, or an id (download checks its status
+ * first). Bytes only flow from a COMPLETE video, so that is the status reported.
+ */
+export async function save(call: Call, video: string | Video, output: string): Promise<CallToolResult> {
+  const id = typeof video === 'string' ? video : video.id;
+  const complete = { video_id: id, status: 'COMPLETE', progress: 100, eta_seconds: 0 };
+  const signal = AbortSignal.any([call.signal, AbortSignal.timeout(Math.max(1000, call.leftMs('callMs')))]);
   const onDownloadProgress = ({ bytes, total }: { bytes: number; total: number | undefined }) =>
-    call.reporter?.update({ id: video.id, status: video.status, percent: 100, etaSeconds: 0, saved: total ? bytes / total : 0 });
+    call.reporter?.update({ id, status: 'COMPLETE', percent: 100, etaSeconds: 0, saved: total ? bytes / total : 0 });
   try {
     const saved = await call.client().videos.download(video, output, { signal, onDownloadProgress });
-    call.recent.note(video.id, 'COMPLETE (saved)');
+    call.recent.note(id, 'COMPLETE (saved)');
     return success(
-      `Saved video ${video.id} to ${saved.path} (${saved.bytes} bytes).`,
+      `Saved video ${id} to ${saved.path} (${saved.bytes} bytes).`,
       {
-        ...jobFields(video, 0),
+        ...complete,
         path: saved.path,
         bytes: saved.bytes,
         content_type: saved.contentType ?? 'video/mp4',
@@ -75,11 +79,15 @@ export async function save(call: Call, video: Video, output: string): Promise<Ca
     );
   } catch (error) {
     if (!call.signal.aborted && signal.aborted) {
-      return success(`Video ${video.id} is COMPLETE but saving did not finish in this call: call download_video.`, {
-        ...jobFields(video, 0),
+      return success(`Video ${id} is COMPLETE but saving did not finish in this call: call download_video.`, {
+        ...complete,
         next: `call download_video with this video_id and output_path ${output}`,
       });
     }
-    return failureResult({ ...failureOf(error, video.id), next: `the video is COMPLETE: call download_video with video_id ${video.id}` });
+    const failure = failureOf(error, id);
+    // Found COMPLETE before the save: going on is another download. An id's own failure (not ready...) says its next.
+    return failureResult(
+      typeof video === 'string' ? failure : { ...failure, next: `the video is COMPLETE: call download_video with video_id ${id}` },
+    );
   }
 }

@@ -8,7 +8,7 @@ import { failureOf, failureResult, fileLink, success } from './results.js';
  * job, so when the wait's time is up the call ends, the jobs keep running, and the same call again resumes them.
  */
 export async function generateInSegments(call: Call, params: VideoCreateParams, output: string): Promise<CallToolResult> {
-  const deadline = AbortSignal.timeout(Math.max(1000, call.plan.waitMs - (Date.now() - call.started)));
+  const deadline = AbortSignal.timeout(Math.max(1000, call.leftMs('waitMs')));
   const signal = AbortSignal.any([call.signal, deadline]);
   let ids: string[] = [];
   let fraction = 0;

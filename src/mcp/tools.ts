@@ -184,7 +184,7 @@ export function registerTools(server: McpServer, options: Required<McpServerOpti
     guard(async (args: { video_id: string; output_path?: string; overwrite?: boolean }, call) => {
       const roots = await call.roots();
       const output = await admitOutput('output_path', args.output_path ?? `${args.video_id}.mp4`, roots, args.overwrite === true);
-      const result = await save(call, { id: args.video_id } as Video, output);
+      const result = await save(call, args.video_id, output);
       if (result.isError || !(result.structuredContent as { path?: string }).path) return result;
       const { video_id, path, bytes, content_type } = result.structuredContent as Record<string, unknown>;
       return { ...result, structuredContent: { video_id, path, bytes, content_type } };

@@ -151,6 +151,30 @@ describe('avatar-video mcp over stdio', () => {
     await expectPlayableMp4(context, join(work, 'made.mp4'));
   });
 
+  it('download_video: a job still running is not_ready (wait_for_video next, no file); a COMPLETE one is saved, its progress named COMPLETE', async () => {
+    const session = await connect();
+    const id = await stuckJob();
+    const early = await session.client.callTool({ name: 'download_video', arguments: { video_id: id, output_path: 'early.mp4' } });
+    expect(early.isError).toBe(true);
+    expect(JSON.stringify(early.content)).toMatch(new RegExp(`not_ready[\\s\\S]*wait_for_video with video_id ${id}`));
+    await expect(stat(join(work, 'early.mp4'))).rejects.toThrow();
+    mock.setVideo(id, { status: 'COMPLETE', progress: 100 });
+    const progress: Array<{ message?: string }> = [];
+    const saved = await session.client.callTool(
+      { name: 'download_video', arguments: { video_id: id, output_path: 'later.mp4' } },
+      undefined,
+      { onprogress: (notification) => progress.push(notification) },
+    );
+    expect(saved.structuredContent).toEqual({
+      video_id: id,
+      path: join(work, 'later.mp4'),
+      bytes: (await stat(join(work, 'later.mp4'))).size,
+      content_type: 'video/mp4',
+    });
+    for (const item of progress) expect(item.message).toContain(`video ${id}: COMPLETE`);
+    expectClean(session);
+  });
+
   it('sends a heartbeat at most 10 s apart while a job shows no progress', async () => {
     const session = await connect();
     const id = await stuckJob();
