@@ -19,7 +19,7 @@ import { createMcpServer, type McpServerOptions } from './server.js';
 import { SESSION_IDLE_MS, type SessionActivity, sessionExpired, sweepEveryMs } from './session-expiry.js';
 
 /** The one path the server answers. */
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 /** What `--http` needs beyond the server's own options. */
 export interface HttpOptions extends McpServerOptions {

@@ -15,7 +15,7 @@ export class PathRefusedError extends Error {
 }
 
 /** Whether `path` (real) is `root` (real) or inside it. */
-export function isInside(root: string, path: string): boolean {
+function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }

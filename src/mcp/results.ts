@@ -19,7 +19,7 @@ export function clean(text: string): string {
 }
 
 /** `value` with every string cleaned, for structuredContent. */
-export function cleanValue<T>(value: T): T {
+function cleanValue<T>(value: T): T {
   return JSON.parse(clean(JSON.stringify(value))) as T;
 }
 

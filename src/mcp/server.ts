@@ -7,7 +7,7 @@ import { registerTools } from './tools.js';
 export type { McpServerOptions } from './options.js';
 
 /** The server's instructions, sent to the client at initialize: the rules an agent must follow to pay once. */
-export const INSTRUCTIONS = [
+const INSTRUCTIONS = [
   'Makes talking-avatar videos from a driving audio file and a portrait image (or a video) with the avatar video API.',
   'Start with validate_inputs (free, local). generate_video creates ONE paid job and waits a bounded time;',
   'if it returns status PROCESSING, call wait_for_video with that video_id (as often as needed) -',

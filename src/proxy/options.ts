@@ -66,7 +66,7 @@ export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'onCre
   onCreated: ProxyOptions['onCreated'];
 }
 
-export const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
 /** Checks the options once, when the handler is made, so a misconfigured proxy fails at start rather than per request. */
 export function resolveOptions(options: ProxyOptions): ResolvedProxyOptions {
