@@ -1,8 +1,9 @@
 import { stat } from 'node:fs/promises';
-import { type AvatarVideo, MediaValidationError, OutputPathError, type VideoCreateParams } from '../index.js';
+import { MediaValidationError, OutputPathError, type VideoCreateParams } from '../index.js';
 import { checkOutputPath } from '../internal/output-path.js';
 import { shorten } from '../internal/shorten.js';
-import { LIMITS, probeMedia, type ValidatedCreate, validateCreateParams } from '../media/index.js';
+import { validateForSegments } from '../lib/media/long-audio.js';
+import type { ValidatedCreate } from '../media/index.js';
 import { MEDIA_FLAGS, type MediaFlags, NAME_OF_FIELD } from './flags.js';
 import { fileProblem, type Problem, UsageError } from './usage-error.js';
 
@@ -27,18 +28,14 @@ export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: 
   }
   if (flags.model !== undefined) params.model = flags.model;
 
-  const seconds = await audioSeconds(params.audio_reference);
-  const long = seconds > LIMITS.maxAudioSeconds;
   try {
     const create = params as unknown as VideoCreateParams;
-    // For long audio, the per-job limit applies to each segment, not to the whole file.
-    const checked = await validateCreateParams(create, long && options.allowLongAudio ? { maxAudioSeconds: Math.ceil(seconds) } : {});
+    const hint = '`avatar-video generate` makes longer videos in segments';
+    const { checked, long } = await validateForSegments(create, { allowLong: options.allowLongAudio, hint });
     if (problems.length === 0) return { params: create, checked, long };
   } catch (error) {
     if (!(error instanceof MediaValidationError)) throw error;
-    for (const issue of error.issues) {
-      if (!STRUCTURAL.has(issue.code)) problems.push(long ? withLongAudioHint(issue) : issue);
-    }
+    problems.push(...error.issues.filter((issue) => !STRUCTURAL.has(issue.code)));
   }
   throw new UsageError(problems.sort((a, b) => fieldRank(a.field) - fieldRank(b.field)));
 }
@@ -46,13 +43,6 @@ export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: 
 /** Problems read best in the order of the flags: audio, then the visual reference, then the model. */
 const FIELD_ORDER = Object.keys(NAME_OF_FIELD);
 const fieldRank = (field = '') => (FIELD_ORDER.includes(field) ? FIELD_ORDER.indexOf(field) : FIELD_ORDER.length);
-
-/** Measured length of the audio, or 0 when it cannot be measured (validation then says why). */
-async function audioSeconds(path: string | undefined): Promise<number> {
-  if (path === undefined) return 0;
-  const info = await probeMedia(path).catch(() => undefined);
-  return info?.kind === 'audio' ? (info.durationSeconds ?? 0) : 0;
-}
 
 /** Which inputs were given is a matter of flags, so it is said in flags; validation's own wording names parameters. */
 const STRUCTURAL = new Set(['missing_audio', 'missing_visual_reference', 'multiple_visual_references']);
@@ -73,11 +63,6 @@ function flagProblems(flags: MediaFlags): Problem[] {
     problems.push({ field: 'video_reference', code: 'multiple_visual_references', message: 'give --image or --video, not both' });
   }
   return problems;
-}
-
-function withLongAudioHint(issue: AvatarVideo.MediaValidationIssue): Problem {
-  if (issue.field !== 'audio_reference' || issue.code !== 'duration_out_of_range') return issue;
-  return { ...issue, message: `${issue.message} (\`avatar-video generate\` makes longer videos in segments)` };
 }
 
 /**

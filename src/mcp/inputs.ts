@@ -1,5 +1,6 @@
 import { MediaValidationError, type VideoCreateParams } from '../index.js';
-import { LIMITS, type MediaInfo, probeMedia, type ValidatedCreate, validateCreateParams } from '../media/index.js';
+import { validateForSegments } from '../lib/media/long-audio.js';
+import type { MediaInfo, ValidatedCreate } from '../media/index.js';
 import { admitInput, PathRefusedError } from './paths.js';
 
 /** The file arguments of validate_inputs and generate_video. */
@@ -15,7 +16,6 @@ export interface CheckedMedia {
   checked: ValidatedCreate;
   /** The audio is longer than one job takes (only allowed with allowLong: generateLong makes it). */
   long: boolean;
-  audioSeconds: number;
 }
 
 /** A problem found in the inputs, as validate_inputs lists it. */
@@ -30,16 +30,8 @@ export async function checkMedia(args: MediaArgs, roots: readonly string[], allo
   const audio = await admitInput('audio_path', args.audio_path, roots);
   const reference = await admitInput(visual.field, visual.path, roots);
   const params = { audio_reference: audio, [visual.param]: reference, ...(args.model ? { model: args.model } : {}) } as VideoCreateParams;
-  const info = await probeMedia(audio).catch(() => undefined);
-  const audioSeconds = info?.kind === 'audio' ? (info.durationSeconds ?? 0) : 0;
-  const long = audioSeconds > LIMITS.maxAudioSeconds;
-  try {
-    const checked = await validateCreateParams(params, long && allowLong ? { maxAudioSeconds: Math.ceil(audioSeconds) } : {});
-    return { params, checked, long, audioSeconds };
-  } catch (error) {
-    if (error instanceof MediaValidationError && long && !allowLong) throw new MediaValidationError(error.issues.map(withSegmentsHint));
-    throw error;
-  }
+  const hint = 'generate_video with allow_segments: true makes it as several jobs joined';
+  return { params, ...(await validateForSegments(params, { allowLong, hint })) };
 }
 
 function visualOf(args: MediaArgs): { field: string; path: string; param: 'image_reference' | 'video_reference' } {
@@ -53,11 +45,6 @@ function visualOf(args: MediaArgs): { field: string; path: string; param: 'image
   throw new MediaValidationError([
     { field: 'image_reference', code: 'missing_visual_reference', message: 'give image_path (JPEG or PNG) or video_path (MP4 or MOV)' },
   ]);
-}
-
-function withSegmentsHint<T extends Issue>(issue: T): T {
-  if (issue.field !== 'audio_reference' || issue.code !== 'duration_out_of_range') return issue;
-  return { ...issue, message: `${issue.message} (generate_video with allow_segments: true makes it as several jobs joined)` };
 }
 
 /** The issues of a failed check, for validate_inputs' result (a refused path is one issue too). */

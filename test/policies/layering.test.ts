@@ -99,10 +99,11 @@ const CLI_HELPERS = [
   'internal/shorten.ts',
   'internal/undici-dispatches.ts',
   'lib/job-error.ts',
+  'lib/media/long-audio.ts',
 ];
 
-/** The helpers the MCP server shares with the library (docs/architecture.md): the key's redaction, the output check. */
-const MCP_HELPERS = ['internal/output-path.ts', 'internal/redact.ts'];
+/** The helpers the MCP server shares with the library (docs/architecture.md): the key's redaction, the output check, long audio. */
+const MCP_HELPERS = ['internal/output-path.ts', 'internal/redact.ts', 'lib/media/long-audio.ts'];
 
 describe('layers', () => {
   it('has no import cycle in src/, type-only imports included', () => {
