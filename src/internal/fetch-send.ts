@@ -1,9 +1,8 @@
-import { APIConnectionError, APIUserAbortError } from '../errors.js';
 import { header, type RawHeaders } from './headers.js';
 import {
   type Attempt,
+  AttemptGuard,
   type BufferedResponse,
-  connectionError,
   errorCode,
   Gathered,
   type HttpClient,
@@ -91,71 +90,43 @@ function tracked(body: RequestBody, onSent: () => void): ReadableStream<Uint8Arr
   );
 }
 
-/** One request under its timer and the caller's signal, then its answer: what `exchange` and `send` share. */
+/** One request under its guard (its timer and the caller's signal), then its answer: what `exchange` and `send` share. */
 class FetchExchange {
   readonly controller = new AbortController();
-  readonly #attempt: Attempt;
-  readonly #secret: string;
-  readonly #timer: ReturnType<typeof setTimeout>;
-  readonly #onAbort: (() => void) | undefined;
-  #timedOut = false;
+  readonly guard: AttemptGuard;
   #stalled = false;
-  /** The body was sent whole, and the signal no longer stops this request (`abortsUntilSent`). */
-  #committed = false;
 
   constructor(attempt: Attempt, secret: string) {
-    this.#attempt = attempt;
-    this.#secret = secret;
-    const { signal, timeout } = attempt;
-    if (signal) {
-      this.#onAbort = () => this.#committed || this.controller.abort(signal.reason);
-      signal.addEventListener('abort', this.#onAbort, { once: true });
-    }
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.controller.abort(new Error(`timed out after ${timeout} ms`));
-    }, timeout);
+    this.guard = new AttemptGuard(attempt, secret, (reason) => this.controller.abort(reason));
   }
 
   /** The fetch options of the attempt: redirects are the SDK's to follow (internal/redirect.ts). */
   init(): RequestInit {
-    const { method, headers, body, abortsUntilSent } = this.#attempt;
+    const { method, headers, body } = this.guard.attempt;
     const init: RequestInit & { duplex?: 'half' } = { method, headers, redirect: 'manual', signal: this.controller.signal };
     if (body) {
-      init.body = tracked(body, () => {
-        if (abortsUntilSent) this.#committed = true;
-      });
+      init.body = tracked(body, () => this.guard.commit());
       init.duplex = 'half'; // a streamed body: Node's fetch requires the flag
     }
     return init;
   }
 
   get url(): string {
-    return this.#attempt.origin + this.#attempt.path;
-  }
-
-  /** The timeout now bounds only each idle gap in the body. */
-  headsOnly(): void {
-    clearTimeout(this.#timer);
+    return this.guard.attempt.origin + this.guard.attempt.path;
   }
 
   /** The body sent nothing for its idle limit: stop it. */
   stall(): void {
     this.#stalled = true;
-    this.controller.abort(new Error('the body stalled'));
+    this.guard.stop(new Error('the body stalled'));
   }
 
   done(): void {
-    clearTimeout(this.#timer);
-    if (this.#onAbort) this.#attempt.signal?.removeEventListener('abort', this.#onAbort);
+    this.guard.done();
   }
 
   fail(error: unknown): Error {
-    const { signal } = this.#attempt;
-    if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
-    if (signal?.aborted && !this.#committed && !this.#timedOut && !this.#stalled) return userAbort(signal);
-    const failure = { error, code: fetchCode(error), attempt: this.#attempt, secret: this.#secret };
-    return connectionError({ ...failure, timedOut: this.#timedOut, stalled: this.#stalled });
+    return this.guard.fail(error, { code: fetchCode(error), stalled: this.#stalled });
   }
 }
 
@@ -259,9 +230,9 @@ export class FetchClient implements HttpClient {
 
   async exchange(attempt: Attempt): Promise<BufferedResponse> {
     if (attempt.signal?.aborted) throw userAbort(attempt.signal);
-    const guard = new FetchExchange(attempt, this.#secret);
+    const sent = new FetchExchange(attempt, this.#secret);
     try {
-      const response = await this.#fetch(guard.url, guard.init());
+      const response = await this.#fetch(sent.url, sent.init());
       const headers = rawHeaders(response.headers);
       const gathered = Gathered.of(response.status);
       const cut = gathered.tooLong(headers);
@@ -269,26 +240,26 @@ export class FetchClient implements HttpClient {
       const truncated = cut || (await readBounded(response, headers, gathered));
       return { status: response.status, headers, text: gathered.text(), truncated };
     } catch (error) {
-      throw guard.fail(error);
+      throw sent.fail(error);
     } finally {
-      guard.done();
+      sent.done();
     }
   }
 
   async send(attempt: Attempt): Promise<SentResponse> {
     if (attempt.signal?.aborted) throw userAbort(attempt.signal);
-    const guard = new FetchExchange(attempt, this.#secret);
+    const sent = new FetchExchange(attempt, this.#secret);
     let response: Response;
     try {
-      response = await this.#fetch(guard.url, guard.init());
+      response = await this.#fetch(sent.url, sent.init());
     } catch (error) {
-      guard.done();
-      throw guard.fail(error);
+      sent.done();
+      throw sent.fail(error);
     }
-    guard.headsOnly();
+    sent.guard.headsOnly();
     const url = new URL(attempt.path, attempt.origin);
     const idle = attempt.idleTimeout ?? attempt.timeout;
-    return new FetchResponse(response.status, rawHeaders(response.headers), response.body, url, guard, idle);
+    return new FetchResponse(response.status, rawHeaders(response.headers), response.body, url, sent, idle);
   }
 
   async close(): Promise<void> {}

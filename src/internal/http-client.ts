@@ -135,6 +135,78 @@ export function connectionError({ error, code, attempt, secret, timedOut, stalle
   return result;
 }
 
+/**
+ * One attempt's deadline and the caller's signal, what both implementations share: either stops the request once,
+ * through `onStop`; the signal only until the body was sent whole when the attempt `abortsUntilSent` (`commit`).
+ */
+export class AttemptGuard {
+  readonly attempt: Attempt;
+  /** The key, scrubbed from every failure's message. */
+  readonly #secret: string;
+  readonly #onStop: (reason: Error) => void;
+  #reason: Error | undefined;
+  #timedOut = false;
+  #committed = false;
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #onAbort: (() => void) | undefined;
+
+  constructor(attempt: Attempt, secret: string, onStop: (reason: Error) => void) {
+    this.attempt = attempt;
+    this.#secret = secret;
+    this.#onStop = onStop;
+    const { signal, timeout } = attempt;
+    if (signal) {
+      this.#onAbort = () => this.#committed || this.stop(signal.reason);
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.stop(new Error(`timed out after ${timeout} ms`));
+    }, timeout);
+  }
+
+  /** Why the request was stopped, once it was. */
+  get reason(): Error | undefined {
+    return this.#reason;
+  }
+
+  /** Whether the attempt's own timer stopped it. */
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  /** Stop the request (the timer, the signal, a stalled body): the first reason wins. */
+  stop(reason: unknown): void {
+    if (this.#reason) return;
+    this.#reason = reason instanceof Error ? reason : new Error(String(reason));
+    this.#onStop(this.#reason);
+  }
+
+  /** The body was sent whole: a create's answer may name a paid job, so the signal no longer stops it. */
+  commit(): void {
+    if (this.attempt.abortsUntilSent) this.#committed = true;
+  }
+
+  /** The timeout now bounds only each idle gap in the body. */
+  headsOnly(): void {
+    clearTimeout(this.#timer);
+  }
+
+  /** Let go of the timer and the signal. */
+  done(): void {
+    clearTimeout(this.#timer);
+    if (this.#onAbort) this.attempt.signal?.removeEventListener('abort', this.#onAbort);
+  }
+
+  /** The SDK error for a failure, as its implementation read it (`code`, a stalled body, the proxy), key scrubbed. */
+  fail(error: unknown, seen: { code: string | undefined; stalled: boolean; proxy?: URL | undefined }): Error {
+    if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
+    const { signal } = this.attempt;
+    if (signal?.aborted && !this.#committed && !this.#timedOut && !seen.stalled) return userAbort(signal);
+    return connectionError({ error, attempt: this.attempt, secret: this.#secret, timedOut: this.#timedOut, ...seen });
+  }
+}
+
 const decoder = new TextDecoder();
 
 /** The start of a body, at most `limit` bytes: the one bounded reader. */

@@ -2,13 +2,12 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
-import { APIConnectionError, APIUserAbortError } from '../errors.js';
 import { proxyOf } from './connection-problem.js';
 import type { RawHeaders } from './headers.js';
 import {
   type Attempt,
+  AttemptGuard,
   type BufferedResponse,
-  connectionError,
   errorCode,
   Gathered,
   type HttpClient,
@@ -38,49 +37,22 @@ function readable(body: RequestBody | undefined): Readable | null {
   return Readable.from(body, { objectMode: false });
 }
 
-/** One request under its timer and the caller's signal, then its answer. */
+/** One request under its guard (its timer and the caller's signal), then its answer. */
 class Exchange implements SentResponse {
-  reason: Error | undefined;
   status = 0;
   headers: RawHeaders = {};
   body!: Readable;
   /** The request's body, as undici takes it. */
   readonly requestBody: Readable | null;
-  readonly #attempt: Attempt;
+  readonly guard: AttemptGuard;
   readonly #dispatcher: Dispatcher;
-  readonly #secret: string;
-  readonly #timer: NodeJS.Timeout;
-  readonly #onAbort: (() => void) | undefined;
-  /** What a stop does: stop the request in undici, fail the call waiting on it. */
-  readonly #onStop: (reason: Error) => void;
-  #timedOut = false;
-  /** The body was sent whole, and the signal no longer stops this request (`abortsUntilSent`). */
-  #committed = false;
   #settled = false;
 
   constructor(attempt: Attempt, dispatcher: Dispatcher, secret: string, onStop: (reason: Error) => void) {
-    this.#attempt = attempt;
     this.#dispatcher = dispatcher;
-    this.#secret = secret;
-    this.#onStop = onStop;
+    this.guard = new AttemptGuard(attempt, secret, onStop);
     this.requestBody = readable(attempt.body);
-    const { signal, timeout } = attempt;
-    if (signal) {
-      this.#onAbort = () => this.#committed || this.stop(signal.reason);
-      signal.addEventListener('abort', this.#onAbort, { once: true });
-      if (attempt.abortsUntilSent) this.requestBody?.once('end', () => (this.#committed = true));
-    }
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.stop(new Error(`timed out after ${timeout} ms`));
-    }, timeout);
-  }
-
-  /** Stop the request, for a timeout or the caller's signal: `onStop` stops it in undici and fails the call. */
-  stop(reason: unknown): void {
-    if (this.reason) return;
-    this.reason = reason instanceof Error ? reason : new Error(String(reason));
-    this.#onStop(this.reason);
+    this.requestBody?.once('end', () => this.guard.commit());
   }
 
   /** True the first time only: the call is answered (or failed) now. */
@@ -92,18 +64,12 @@ class Exchange implements SentResponse {
 
   /** Where the answer came from. */
   get url(): URL {
-    return new URL(this.#attempt.path, this.#attempt.origin);
-  }
-
-  /** The timeout now bounds only the wait for each chunk of the body (undici's own idle timeout). */
-  headsOnly(): void {
-    clearTimeout(this.#timer);
+    return new URL(this.guard.attempt.path, this.guard.attempt.origin);
   }
 
   /** Let go of the timer and the signal; for a streamed answer, once its body is consumed or abandoned. */
   done(): void {
-    clearTimeout(this.#timer);
-    if (this.#onAbort) this.#attempt.signal?.removeEventListener('abort', this.#onAbort);
+    this.guard.done();
   }
 
   /** Drop the body unread, closing its connection (a dump could wait on a stalled body). */
@@ -114,13 +80,10 @@ class Exchange implements SentResponse {
 
   /** The SDK connection error for a failure, also of the body (a stall, an abort), the key scrubbed from it. */
   fail(error: unknown): Error {
-    const { signal } = this.#attempt;
-    if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
-    if (signal?.aborted && !this.#committed) return userAbort(signal);
     const code = errorCode(error);
-    const proxy = proxyOf(this.#dispatcher, new URL(this.#attempt.origin));
-    const stalled = code === 'UND_ERR_BODY_TIMEOUT' && !this.#timedOut;
-    return connectionError({ error, code, attempt: this.#attempt, secret: this.#secret, timedOut: this.#timedOut, stalled, proxy });
+    const proxy = proxyOf(this.#dispatcher, new URL(this.guard.attempt.origin));
+    // undici's own idle timeout of the body (the attempt's timer bounds only the headers).
+    return this.guard.fail(error, { code, stalled: code === 'UND_ERR_BODY_TIMEOUT' && !this.guard.timedOut, proxy });
   }
 
   /**
@@ -164,7 +127,7 @@ function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise
     dispatcher.request({ ...options(attempt, sent.requestBody), signal: abort.signal }, (error, answer) => {
       if (error) return fail(error);
       if (!sent.settle()) return answer.body.on('error', ignore).destroy();
-      sent.headsOnly();
+      sent.guard.headsOnly();
       ({ statusCode: sent.status, headers: sent.headers, body: sent.body } = answer);
       resolve(sent);
     });
@@ -182,24 +145,24 @@ function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Pro
     let [status, headers, body] = [0, {} as RawHeaders, Gathered.of(200)];
     let controller: Dispatcher.DispatchController | undefined;
     const fail = (error: Error) => {
-      if (!guard.settle()) return;
-      guard.done();
-      reject(guard.fail(error));
+      if (!sent.settle()) return;
+      sent.done();
+      reject(sent.fail(error));
     };
-    const guard = new Exchange(attempt, dispatcher, secret, (reason) => {
+    const sent = new Exchange(attempt, dispatcher, secret, (reason) => {
       controller?.abort(reason);
       fail(reason);
     });
     const end = (truncated: boolean) => {
-      if (!guard.settle()) return;
-      guard.done();
+      if (!sent.settle()) return;
+      sent.done();
       resolve({ status, headers, text: body.text(), truncated });
       if (truncated) controller?.abort(new Error('answer too long')); // the rest goes with its connection
     };
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart: (started) => {
         controller = started;
-        if (guard.reason) started.abort(guard.reason);
+        if (sent.guard.reason) started.abort(sent.guard.reason);
       },
       onResponseStart: (_controller, code, raw) => {
         if (code < 200) return; // 1xx: the answer is still to come
@@ -211,7 +174,7 @@ function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Pro
       onResponseError: (_controller, error) => fail(error),
     };
     try {
-      dispatcher.dispatch(options(attempt, guard.requestBody), handler);
+      dispatcher.dispatch(options(attempt, sent.requestBody), handler);
     } catch (error) {
       fail(error as Error);
     }
