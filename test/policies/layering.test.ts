@@ -105,6 +105,14 @@ const CLI_HELPERS = [
 /** The helpers the MCP server shares with the library (docs/architecture.md): the key's redaction, the output check, long audio. */
 const MCP_HELPERS = ['internal/output-path.ts', 'internal/redact.ts', 'lib/media/long-audio.ts'];
 
+/** `file: specifier` for each node: module or undici that `of` import: what a web-standard entry must have none of. */
+const platformImports = (of: string[]) =>
+  of.flatMap((file) =>
+    specifiers(file)
+      .filter((spec) => /^node:|^undici$/.test(spec))
+      .map((spec) => `${name(file)}: ${spec}`),
+  );
+
 describe('layers', () => {
   it('has no import cycle in src/, type-only imports included', () => {
     expect(findCycle()).toBeUndefined();
@@ -186,12 +194,7 @@ describe('layers', () => {
     );
     expect(runtimeSchemas.map(name)).toEqual([]);
     expect(PROXY_MAY_REACH.filter((dep) => dep.startsWith('internal/') && (graph.get(dep) ?? []).length > 0)).toEqual([]);
-    const platform = proxyFiles.flatMap((file) =>
-      specifiers(file)
-        .filter((spec) => /^node:|^undici$/.test(spec))
-        .map((spec) => `${name(file)}: ${spec}`),
-    );
-    expect(platform).toEqual([]);
+    expect(platformImports(proxyFiles)).toEqual([]);
     expect([...graph].filter(([file, deps]) => !file.startsWith('proxy/') && deps.some((dep) => dep.startsWith('proxy/')))).toEqual([]);
   });
 
@@ -200,12 +203,7 @@ describe('layers', () => {
     // on any node: import left; here the entry's own files are held to it, and the Node side never reaches into web/.
     const webFiles = files.filter((file) => name(file).startsWith('web/'));
     expect(webFiles.length).toBeGreaterThan(0);
-    const platform = webFiles.flatMap((file) =>
-      specifiers(file)
-        .filter((spec) => /^node:|^undici$/.test(spec))
-        .map((spec) => `${name(file)}: ${spec}`),
-    );
-    expect(platform).toEqual([]);
+    expect(platformImports(webFiles)).toEqual([]);
     expect([...graph].filter(([file, deps]) => !file.startsWith('web/') && deps.some((dep) => dep.startsWith('web/')))).toEqual([]);
   });
 
