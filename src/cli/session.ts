@@ -97,12 +97,15 @@ export class Session {
 
   /**
    * The proxy the service address goes through, as a failure names it: its host (never its credentials) and where
-   * it came from (`--proxy`, `HTTPS_PROXY`, ...). NO_PROXY may still exempt the service; the failure checks the address.
+   * it came from (`--proxy`, `HTTPS_PROXY`, ...); undefined when none is set, or NO_PROXY exempts the service.
    */
   get proxyInUse(): { host: string; from: string } | undefined {
     const address = this.serviceAddress;
-    const source = proxySource(this.proxy, address && URL.canParse(address) ? new URL(address).protocol : 'https:');
-    return source && URL.canParse(source.url) ? { host: new URL(source.url).host, from: source.from } : undefined;
+    const service = address && URL.canParse(address) ? new URL(address) : undefined;
+    const source = proxySource(this.proxy, service?.protocol ?? 'https:');
+    if (!source || !URL.canParse(source.url)) return undefined;
+    if (service && exemptFromProxy(service, process.env.no_proxy ?? process.env.NO_PROXY ?? '')) return undefined;
+    return { host: new URL(source.url).host, from: source.from };
   }
 
   /** The API client, from AVATAR_VIDEO_API_KEY and AVATAR_VIDEO_BASE_URL (or --base-url). */

@@ -65,6 +65,22 @@ it.each([
   expect(requests).toBe(1);
 });
 
+it("a service NO_PROXY exempts is reached directly, and its own refusal is said as the service's, naming no proxy", async () => {
+  const [proxy, service] = [await closedPort(), await closedPort()];
+  const result = await runCli(['--base-url', `http://127.0.0.1:${service}`, 'list'], {
+    env: {
+      ...NO_PROXY_ENV,
+      HTTP_PROXY: `http://127.0.0.1:${proxy}`,
+      NO_PROXY: '127.0.0.1',
+      no_proxy: undefined,
+      AVATAR_VIDEO_API_KEY: 'k',
+    },
+  });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain(`Could not connect to 127.0.0.1:${service} (the service address`);
+  expect(result.stderr).not.toContain('proxy');
+});
+
 it('refuses a --proxy that is not an http(s) address, before sending anything', async () => {
   const { result, requests } = await listThrough({}, ['--proxy', 'proxy.internal:3128']);
   expect(result.code).toBe(2);
