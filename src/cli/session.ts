@@ -1,6 +1,8 @@
 import { styleText } from 'node:util';
-import { type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
 import { AvatarVideo, AvatarVideoError, type ClientOptions, type Logger } from '../index.js';
+import { lazyRequire } from '../internal/lazy.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { shorten } from '../internal/shorten.js';
 import { undiciDispatches } from '../internal/undici-dispatches.js';
@@ -185,10 +187,13 @@ export class Session {
  * variables in either case), so NO_PROXY is honoured as curl does; otherwise undefined: the client's own pool.
  */
 function proxyDispatcher(flag: string | undefined): Dispatcher | undefined {
-  if (flag) return new EnvHttpProxyAgent({ httpProxy: flag, httpsProxy: flag });
+  if (flag) return new (undici().EnvHttpProxyAgent)({ httpProxy: flag, httpsProxy: flag });
   const variables = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'];
-  return variables.some((name) => process.env[name]) ? new EnvHttpProxyAgent() : undefined;
+  return variables.some((name) => process.env[name]) ? new (undici().EnvHttpProxyAgent)() : undefined;
 }
+
+/** undici, loaded when a proxy is set: a command that sends nothing (`--help`, `validate`, `mock`) never pays for it. */
+const undici = lazyRequire<typeof Undici>('undici');
 
 type FetchFunction = NonNullable<ClientOptions['fetch']>;
 
