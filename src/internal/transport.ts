@@ -72,7 +72,9 @@ export class Transport {
     this.logger = options.logger;
     this.#debug = options.debug;
     this.#apiKey = options.apiKey;
-    this.#headers = Object.freeze({ ...safeHeaders(options.headers), 'x-api-key': options.apiKey });
+    // No key (a page behind avatar-video/proxy): no header, not an empty one, which would cost a CORS preflight.
+    const key: Record<string, string> = options.apiKey ? { 'x-api-key': options.apiKey } : {};
+    this.#headers = Object.freeze({ ...safeHeaders(options.headers), ...key });
     this.#http = options.http;
   }
 
