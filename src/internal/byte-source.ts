@@ -1,5 +1,6 @@
 import { UploadInputError } from '../errors.js';
 import { NamedUpload } from '../uploads.js';
+import { chunksOf } from './http-client.js';
 import { shorten } from './shorten.js';
 
 // Upload inputs that are bytes already (Uint8Array, ArrayBuffer, Blob/File, web ReadableStream), opened with web APIs
@@ -99,26 +100,21 @@ function blobSource(blob: Blob, name: string): LocalSource {
   };
 }
 
-/** A web stream's chunks, by its reader: `for await` over a ReadableStream is missing from some browsers. */
-async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  try {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) yield chunk.value;
-  } finally {
-    reader.releaseLock();
-  }
-}
-
 /** A one-shot web stream read whole into a Blob, so it can be probed and sent again on a retry. */
 async function collect(stream: ReadableStream<Uint8Array>, field: string, name: string): Promise<Blob> {
   const parts: Uint8Array[] = [];
   try {
     for await (const chunk of chunksOf(stream)) parts.push(chunk);
   } catch (error) {
-    const why = shorten((error as Error)?.message ?? String(error));
-    throw new UploadInputError(`${field}: could not read the stream${name === field ? '' : ` for ${shorten(name)}`}: ${why}`, {
-      cause: error,
-    });
+    throw streamReadError(error, field, name);
   }
   return new Blob(parts as BlobPart[]);
+}
+
+/** The error for a one-shot stream that failed while it was read (spooled to disk on Node, to memory here). */
+export function streamReadError(error: unknown, field: string, name: string): UploadInputError {
+  const why = shorten((error as Error)?.message ?? String(error));
+  return new UploadInputError(`${field}: could not read the stream${name === field ? '' : ` for ${shorten(name)}`}: ${why}`, {
+    cause: error,
+  });
 }

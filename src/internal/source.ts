@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { UploadInputError } from '../errors.js';
 import { NamedUpload, type Uploadable } from '../uploads.js';
-import { fileLike, isWebStream, type LocalSource, openBytes } from './byte-source.js';
+import { fileLike, isWebStream, type LocalSource, openBytes, streamReadError } from './byte-source.js';
 import { shorten } from './shorten.js';
 
 export type { LocalSource, UploadFileLike } from './byte-source.js';
@@ -117,10 +117,7 @@ async function spool(stream: Readable, name: string, field: string): Promise<Loc
     await pipeline(stream, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
     await remove();
-    const why = shorten((error as Error).message);
-    throw new UploadInputError(`${field}: could not read the stream${name === field ? '' : ` for ${shorten(name)}`}: ${why}`, {
-      cause: error,
-    });
+    throw streamReadError(error, field, name);
   }
   return openPath(path, name, field, remove);
 }
