@@ -39,16 +39,17 @@ const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ht
  * a forwarded request with 407.
  */
 const PROXY_ANSWER = /^(?:Proxy response \((\d{3})\) !== 200 when HTTP Tunneling|Proxy Authentication Required \((407)\))/;
-/** Failures to reach a server at all. */
-const UNREACHABLE = new Set([
+/** Failures to open a connection at all: no byte of the request left (a create may be sent again). */
+export const NOT_CONNECTED: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
   'ENETUNREACH',
   'EHOSTUNREACH',
-  'ETIMEDOUT',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
+/** Failures to reach a server: those, and a connection that timed out (which may have sent something). */
+const UNREACHABLE = new Set([...NOT_CONNECTED, 'ETIMEDOUT']);
 
 /** The error and its causes (and an AggregateError's members: Node's connect tries each address). */
 function chain(error: unknown): Record<string, unknown>[] {

@@ -1,5 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, type ErrorOrigin } from '../errors.js';
-import { describeServer, diagnose } from './connection-problem.js';
+import { describeServer, diagnose, NOT_CONNECTED } from './connection-problem.js';
 import { header, type RawHeaders } from './headers.js';
 import { scrub } from './redact.js';
 import { unsent } from './retry.js';
@@ -85,8 +85,6 @@ export interface HttpClient {
 /** Most bytes read of a JSON answer (a video or a page of them is a few KiB), and of an error answer. */
 export const MAX_JSON_BYTES = 8 << 20;
 export const MAX_ERROR_BYTES = 64 << 10;
-/** Failures before any byte of the request left: a create may be repeated. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMED_OUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export const userAbort = (signal: AbortSignal) => new APIUserAbortError('Request was aborted.', { cause: signal.reason });
@@ -131,7 +129,7 @@ export function connectionError({ error, code, attempt, secret, timedOut, stalle
       : timedOut || (code && TIMED_OUT.has(code))
         ? new APIConnectionTimeoutError(`Request timed out${at} (${detail}).`, where)
         : new APIConnectionError(`Connection error${at}: ${detail}${code ? ` (${code})` : ''}.`, where);
-  if (code && NOT_SENT.has(code)) unsent.add(result);
+  if (code && NOT_CONNECTED.has(code)) unsent.add(result);
   return result;
 }
 
