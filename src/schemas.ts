@@ -148,6 +148,12 @@ const videoZod = once(() => {
 export const videoSchema: Schema<Video> = Object.assign(() => videoZod(), { accepts: isCommonVideo });
 
 /**
+ * avatar-video/proxy's answer to `GET .../v1/videos/{id}/content` asked with `accept: application/json`: the signed
+ * address the API redirected to, in a form a page can read (a redirect's `Location` is hidden from it).
+ */
+export const signedAddressSchema: Schema<{ url: string }> = once(() => zod().object({ url: zod().url() }));
+
+/**
  * The list answer. The service sends a bare array (its OpenAPI description); the envelopes of similar
  * APIs are accepted too: an object with the items under `data`, `videos` or `items`.
  */

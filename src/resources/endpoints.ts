@@ -10,7 +10,7 @@ import type { CreateOptions, CreateUpload, Endpoints, StreamedAnswer, StreamOpti
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
 import type { VideoListParams } from '../pagination.js';
-import { normaliseList, type Video, type VideoListEnvelope, videoListSchema, videoSchema } from '../schemas.js';
+import { normaliseList, signedAddressSchema, type Video, type VideoListEnvelope, videoListSchema, videoSchema } from '../schemas.js';
 
 /** A create refused for a video reference: the spec makes video-to-video a gated preview. */
 const advice = (status: number, code: string | undefined, message: string | undefined) =>
@@ -114,6 +114,14 @@ export class VideoEndpoints implements Endpoints {
     return this.retryingReads(options, (attempt) =>
       this.#transport.resolveRedirect(this.#contentAddress(id), CONTENT_ROUTE, contentRequest({ ...options, attempt })),
     );
+  }
+
+  /** The content address asked of avatar-video/proxy as JSON (`{"url"}`), for a page: it cannot read a redirect. */
+  async signedAddress(id: string, options: RequestOptions): Promise<Answer<string>> {
+    const request = { method: 'GET', path: apiPath`v1/videos/${id}/content`, route: CONTENT_ROUTE, kind: 'read' } as const;
+    const headers = { ...options.headers, accept: 'application/json' };
+    const answer = await this.#transport.request(request, signedAddressSchema, { ...options, headers });
+    return { ...answer, data: answer.data.url };
   }
 
   retryingReads<R>(options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {

@@ -1,7 +1,6 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
 import { checkOptions, videoIdOf } from '../internal/arguments.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
-import { apiPath } from '../internal/path.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
 import type { CreateOptions } from '../lib/endpoints.js';
@@ -14,10 +13,6 @@ import { VideoEndpoints } from '../resources/endpoints.js';
 import type { Video } from '../schemas.js';
 import type { VideoCreateParams } from './params.js';
 import type { VideoContent } from './runtime/content.js';
-import { signedAddressSchema } from './signed-address.js';
-
-/** The content endpoint's route template. */
-const CONTENT_ROUTE = 'v1/videos/{id}/content';
 
 /**
  * `client.videos` of the web entry: the endpoint methods of `/v1/videos` and the waits built on them, over `fetch`.
@@ -88,7 +83,7 @@ export class Videos {
       const id = videoIdOf(method, video);
       const checked = checkOptions(method, options);
       if (!this.#proxied) return this.#api.content(id, checked) as Promise<never>;
-      const { data: url } = await this.#signedAddress(id, checked);
+      const { data: url } = await this.#api.signedAddress(id, checked);
       return this.#api.fileContent(new URL(url), checked) as Promise<never>;
     });
   }
@@ -104,7 +99,7 @@ export class Videos {
     return this.#transport.promise(() => {
       const id = videoIdOf(method, video);
       const checked = checkOptions(method, options);
-      return this.#proxied ? this.#signedAddress(id, checked) : this.#api.contentURL(id, checked);
+      return this.#proxied ? this.#api.signedAddress(id, checked) : this.#api.contentURL(id, checked);
     });
   }
 
@@ -135,14 +130,5 @@ export class Videos {
   async createAndWait(params: VideoCreateParams, options?: CreateAndWaitOptions): Promise<Video> {
     const method = 'videos.createAndWait';
     return createAndWait(this.#api, checkParams(method, params), checkOptions(method, options));
-  }
-
-  /** `GET .../v1/videos/{id}/content` asked of avatar-video/proxy as JSON: `{ "url": "<signed address>" }`. */
-  #signedAddress(id: string, options: RequestOptions): Promise<Answer<string>> {
-    const request = { method: 'GET', path: apiPath`v1/videos/${id}/content`, route: CONTENT_ROUTE, kind: 'read' } as const;
-    const headers = { ...options.headers, accept: 'application/json' };
-    return this.#transport
-      .request(request, signedAddressSchema, { ...options, headers })
-      .then((answer) => ({ ...answer, data: answer.data.url }));
   }
 }
