@@ -74,11 +74,10 @@ function summarize(details: APIErrorDetail[]): string | undefined {
   return `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
 }
 
-/** Pass a streamed 1xx/2xx response through; turn any other into its typed APIError (reading the small error body). */
-export async function throwForStatus(response: SentResponse, secret: string): Promise<SentResponse> {
-  if (response.status < 300) return response;
+/** The typed APIError of a streamed error answer from the API (its small body read), as `fileHostError` is a file host's. */
+export async function streamedApiError(response: SentResponse, secret: string): Promise<APIError> {
   const { url } = response;
-  throw apiError(response.status, response.headers, await response.errorText(), secret, undefined, url.host, url.pathname);
+  return apiError(response.status, response.headers, await response.errorText(), secret, undefined, url.host, url.pathname);
 }
 
 /** What an endpoint adds to its error's message, from the answer's status and error body: advice the API's terms need. */

@@ -1,6 +1,6 @@
 import { AvatarVideoError, type ErrorOrigin, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues, type Schema } from '../schemas.js';
-import { apiError, fileHostError, throwForStatus } from './api-error.js';
+import { apiError, fileHostError, streamedApiError } from './api-error.js';
 import { type Answer, APIPromise } from './api-promise.js';
 import { type RawHeaders, requestId, safeHeaders } from './headers.js';
 import { type HttpClient, MAX_JSON_BYTES, type SentResponse } from './http-client.js';
@@ -155,7 +155,7 @@ export class Transport {
   async #checked(response: SentResponse, origin: ErrorOrigin): Promise<SentResponse> {
     if (response.status < 300 || isRedirect(response.status)) return response;
     if (origin === 'file-host') throw fileHostError(response, this.#apiKey);
-    return throwForStatus(response, this.#apiKey);
+    throw await streamedApiError(response, this.#apiKey);
   }
 
   async #attempt<T>(request: APIRequest, schema: Schema<T>, options: RequestOptions, attempt: number) {

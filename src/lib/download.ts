@@ -28,7 +28,7 @@ export interface DownloadProgress {
  * A download's body that sends nothing for a quarter of the request's `timeout`, and at most this long, is given up
  * and resumed: a stalled file host costs seconds, not the whole timeout.
  */
-export const MAX_BODY_IDLE = 15_000;
+const MAX_BODY_IDLE = 15_000;
 
 /** How long a download's body may send nothing before it is given up and resumed. */
 export const bodyIdleLimit = (timeout: number) => Math.min(MAX_BODY_IDLE, Math.ceil(timeout / 4));
