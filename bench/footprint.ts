@@ -1,7 +1,7 @@
 /**
- * Which of the SDK's source files one `videos.generate` call runs code in (the mock's own files left out): the
- * breadth a reader follows to understand the call. V8's precise coverage is reset after a warm-up call, so the
- * list is of one steady-state call, not of loading.
+ * Which of the SDK's source files one `videos.generate` call runs code in, a function other than the module's top
+ * level (the mock's own files left out): the breadth a reader follows to understand the call. V8's precise coverage is
+ * reset after a warm-up call, so the list is of one steady-state call, not of loading.
  *
  *   npx tsx bench/footprint.ts
  */
@@ -11,6 +11,10 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** Whether a function other than the module's top level (the one range that starts at the file's start) ran. */
+const ranInside = (f: { ranges: { startOffset: number; count: number }[] }) =>
+  (f.ranges[0]?.startOffset ?? 0) > 0 && f.ranges.some((r) => r.count > 0);
 
 const session = new Session();
 session.connect();
@@ -31,7 +35,7 @@ try {
   await client.videos.generate(params, { output: join(dir, 'out.mp4') });
   const { result } = await session.post('Profiler.takePreciseCoverage');
   const files = result
-    .filter((script) => script.url.startsWith('file://') && script.functions.some((f) => f.ranges.some((r) => r.count > 0)))
+    .filter((script) => script.url.startsWith('file://') && script.functions.some(ranInside))
     .map((script) => relative(src, fileURLToPath(script.url)))
     .filter((file) => !file.startsWith('..') && !file.startsWith('testing/'))
     .sort();
