@@ -93,7 +93,12 @@ export interface GenerateResult {
  * @internal The engine of `videos.createAndWait`: one video's job made by the job runner. Errors after a create
  * name the job and the call that goes on from `stage`.
  */
-export function createAndWait(api: Endpoints, context: JobContext, params: VideoCreateParams, options: CreateAndWaitOptions): Promise<Video> {
+export function createAndWait(
+  api: Endpoints,
+  context: JobContext,
+  params: VideoCreateParams,
+  options: CreateAndWaitOptions,
+): Promise<Video> {
   return traceJob(jobTrace(context, 'createAndWait', {}), (job) => makeVideo(api, context, params, options, 'running', job));
 }
 
@@ -202,7 +207,13 @@ export async function generate(
 }
 
 /** generate's job, made then saved. */
-async function makeAndSave(api: Endpoints, context: JobContext, params: VideoCreateParams, options: GenerateOptions, job: JobTrace | undefined) {
+async function makeAndSave(
+  api: Endpoints,
+  context: JobContext,
+  params: VideoCreateParams,
+  options: GenerateOptions,
+  job: JobTrace | undefined,
+) {
   const { output, onDownloadProgress, ...rest } = options;
   const video = await makeVideo(api, context, params, rest, 'running-then-save', job);
   try {

@@ -156,7 +156,10 @@ class Wait {
       const sentAt = clock.now();
       countPoll();
       try {
-        const answer = await this.api.retrieve(this.id, { signal: this.controller.signal, timeout: Math.min(this.context.timeout, remaining) });
+        const answer = await this.api.retrieve(this.id, {
+          signal: this.controller.signal,
+          timeout: Math.min(this.context.timeout, remaining),
+        });
         fresh = answer.data;
         hint = pollHint(answer.headers);
         // The server looked at the job somewhere between sending and answering.
