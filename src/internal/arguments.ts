@@ -103,6 +103,15 @@ export function checkOptions<T extends object>(method: string, options: T | unde
   return options as T;
 }
 
+/**
+ * `options`, unless it sets `name`: an option a wider type once let this method take though it does nothing here.
+ * Refused with an InvalidArgumentError `<method>: <name> does not apply here: <applies>.` rather than ignored.
+ */
+export function refuseOption<T extends object>(method: string, options: T, name: string, applies: string): T {
+  if ((options as Record<string, unknown>)[name] === undefined) return options;
+  throw new InvalidArgumentError(name, `${method}: ${name} does not apply here: ${applies}.`);
+}
+
 /** The id of `video`, given as an id or as a video object (its `id`), as the methods returned it. */
 export function videoIdOf(method: string, video: unknown): string {
   const id = typeof video === 'object' && video !== null ? (video as { id?: unknown }).id : video;

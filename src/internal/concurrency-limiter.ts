@@ -12,6 +12,21 @@ import { CONCURRENCY, checkArgument } from './arguments.js';
 /** How a job ended, as the policy sees it; `unknown` teaches it nothing (an abort, a local error). */
 export type JobOutcome = 'completed' | 'throttled' | 'unknown';
 
+/**
+ * A place of the limit, as its holder (the job runner) sees it: the one channel through which the limit hears what
+ * happened to the job, from the create's answer to how the job ended.
+ */
+export interface JobPlace {
+  /** The limiter's clock, in ms: `startedAt` of {@link throttled} is read from it. */
+  now(): number;
+  /** The service accepted the job's create: counts as proof that the jobs known to run fit. */
+  admitted(): void;
+  /** The service refused the job's create (a 429); `startedAt` is when that request began, on {@link now}'s clock. */
+  throttled(retryAfterMs: number | undefined, startedAt?: number): void;
+  /** How the job ended, told before the place is given back; a place given back untold teaches the policy nothing. */
+  ended(outcome: JobOutcome): void;
+}
+
 /** The state of a client's limit on jobs running at once: `client.jobConcurrency`. */
 export interface JobConcurrency {
   /**
@@ -31,8 +46,6 @@ export interface JobConcurrency {
 interface LimiterOptions {
   /** `'auto'`: adapt between 1 and 64, starting at 2; a number fixes the limit. @default 'auto' */
   concurrency?: 'auto' | number;
-  /** What a job's error teaches the policy. @default () => 'unknown' */
-  outcomeOf?: (error: unknown) => JobOutcome;
   /** Clock in ms. @default performance.now */
   now?: () => number;
 }
@@ -67,7 +80,6 @@ export class ConcurrencyLimiter {
   /** Lowest and highest limit: 1 to 64 for `'auto'`, else the fixed number both. */
   readonly bounds: ConcurrencyBounds;
   readonly #now: () => number;
-  readonly #outcomeOf: (error: unknown) => JobOutcome;
   #inFlight = 0;
   /** Places whose create the service accepted: jobs known to run (the others are still being created). */
   #accepted = 0;
@@ -81,7 +93,6 @@ export class ConcurrencyLimiter {
     this.bounds = fixed ?? { min: 1, max: AUTO.max };
     this.#state = initialConcurrency(fixed?.max ?? AUTO.initial);
     this.#now = options.now ?? (() => performance.now());
-    this.#outcomeOf = options.outcomeOf ?? (() => 'unknown');
   }
 
   /** Jobs allowed at once right now (0 during a Retry-After pause). */
@@ -94,11 +105,6 @@ export class ConcurrencyLimiter {
     return this.#state.jobMs;
   }
 
-  /** The limiter's clock, in ms: `startedAt` of {@link throttled} is read from it. */
-  now(): number {
-    return this.#now();
-  }
-
   /** What `client.jobConcurrency` shows. */
   snapshot(): JobConcurrency {
     // The limit itself, read at a time no Retry-After pause reaches: the pause shows in lastThrottle.
@@ -107,32 +113,36 @@ export class ConcurrencyLimiter {
   }
 
   /**
-   * Run `job` (a job's create and wait) once it has a place, in arrival order, and teach the policy how it ended.
+   * Run `job` (a job's create and wait) once it has a place, in arrival order, handing it the place: the job tells
+   * it of its create's answer and of how it ended, and the place is given back when `job` settles.
    * A resumed job takes its place at once, over the limit if need be: it already runs on the service, so holding
    * it back would only hide it from the count (and new creates would be refused).
    * @throws APIUserAbortError if `signal` fires while it waits for a place.
    */
-  async run<T>(job: () => Promise<T>, options: RunOptions = {}): Promise<T> {
+  async run<T>(job: (place: JobPlace) => Promise<T>, options: RunOptions = {}): Promise<T> {
     const release = options.resumed ? this.#take(true) : await this.#place(options);
-    let outcome: JobOutcome = 'completed';
+    let outcome: JobOutcome = 'unknown';
+    const place: JobPlace = {
+      now: this.#now,
+      admitted: () => this.#admitted(),
+      throttled: (retryAfterMs, startedAt = this.#now()) => this.#throttled(retryAfterMs, startedAt),
+      ended: (told) => {
+        outcome = told;
+      },
+    };
     try {
-      return await job();
-    } catch (error) {
-      outcome = this.#outcomeOf(error);
-      throw error;
+      return await job(place);
     } finally {
       release(outcome);
     }
   }
 
-  /** The service accepted a create: counts as proof that the jobs known to run fit. */
-  admitted(): void {
+  #admitted(): void {
     this.#accepted = Math.min(this.#accepted + 1, this.#inFlight);
     this.#apply({ type: 'admitted', at: this.#now(), running: this.#accepted });
   }
 
-  /** The service refused a create (a 429); `startedAt` is when that request began, on {@link now}'s clock. */
-  throttled(retryAfterMs: number | undefined, startedAt = this.#now()): void {
+  #throttled(retryAfterMs: number | undefined, startedAt: number): void {
     this.#apply({ type: 'throttled', cause: 'refused', at: this.#now(), startedAt, running: this.#inFlight, retryAfterMs });
   }
 

@@ -2,7 +2,6 @@ import { AvatarVideoError } from '../errors.js';
 import { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, leveledLogger } from '../internal/logger.js';
 import type { RequestOptions } from '../internal/request-options.js';
-import { limiterOutcome } from './job-policy.js';
 import type { MediaLimits } from './media/validate.js';
 
 /** The options the Node and the web entry's clients read alike. */
@@ -22,7 +21,7 @@ export function clientSettings(options: SharedOptions, level: unknown) {
     maxRetries: options.maxRetries ?? 2,
     maxRetryDelay: options.maxRetryDelay ?? 60_000,
     limits: { maxAudioSeconds: options.limits?.maxAudioSeconds ?? 60 },
-    limiter: new ConcurrencyLimiter({ concurrency: options.jobConcurrency, outcomeOf: limiterOutcome }),
+    limiter: new ConcurrencyLimiter({ concurrency: options.jobConcurrency }),
     logger: leveledLogger(options.logger ?? console, isLogLevel(level) ? level : 'warn'),
   };
 }

@@ -11,7 +11,7 @@ import { retryDelay } from '../internal/retry.js';
 import { shorten } from '../internal/shorten.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
-import type { Endpoints, StreamedAnswer } from './endpoints.js';
+import type { Endpoints, JobContext, StreamedAnswer } from './endpoints.js';
 import { namingJob, nextCall } from './job-error.js';
 import { checkWholeMp4 } from './media/isobmff.js';
 import { ByteReader } from './media/reader.js';
@@ -73,6 +73,7 @@ interface Proof {
 /** What is known of the transfer in progress. */
 interface Transfer {
   readonly api: DownloadPort;
+  readonly context: DownloadContext;
   readonly id: string;
   readonly file: AtomicFile;
   readonly options: DownloadOptions;
@@ -86,23 +87,25 @@ interface Transfer {
   setback?: AvatarVideoError | undefined;
 }
 
-/** What a download uses of the endpoints. */
-type DownloadPort = Pick<Endpoints, 'retrieve' | 'openContent' | 'openFile' | 'retryingReads' | 'logger' | 'timeout' | 'maxRetryDelay'>;
+/** What a download uses of the endpoints, and of the client's context. */
+type DownloadPort = Pick<Endpoints, 'retrieve' | 'openContent' | 'openFile' | 'retryingReads'>;
+type DownloadContext = Pick<JobContext, 'logger' | 'timeout' | 'maxRetryDelay'>;
 
 /** @internal Use `client.videos.download`. */
 export async function downloadVideo(
   api: DownloadPort,
+  context: DownloadContext,
   video: string | Video,
   destination: string,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
   const id = typeof video === 'string' ? video : video.id;
-  const onDownloadProgress = deprecatedOption(options, 'onProgress', 'onDownloadProgress', api.logger);
-  return traceDownload(id, (trace) => saveVideo(api, video, id, destination, { ...options, onDownloadProgress }, trace));
+  const onDownloadProgress = deprecatedOption(options, 'onProgress', 'onDownloadProgress', context.logger);
+  return traceDownload(id, (trace) => saveVideo({ api, context }, video, id, destination, { ...options, onDownloadProgress }, trace));
 }
 
 async function saveVideo(
-  api: DownloadPort,
+  { api, context }: { api: DownloadPort; context: DownloadContext },
   video: string | Video,
   id: string,
   destination: string,
@@ -118,7 +121,7 @@ async function saveVideo(
 
   try {
     return await writeFileAtomic(path, async (file) => {
-      const state: Transfer = { api, id, file, options, trace };
+      const state: Transfer = { api, context, id, file, options, trace };
       await transfer(state);
       await verify(state);
       trace.bytes = file.size;
@@ -151,7 +154,7 @@ async function transfer(state: Transfer): Promise<void> {
     state.setback = failure;
     // The first try after progress goes at once; repeated ones back off like request retries.
     if (setbacks > 1) {
-      const delay = retryDelay(setbacks - 1, undefined, { maxRetryDelay: state.api.maxRetryDelay }) ?? 0;
+      const delay = retryDelay(setbacks - 1, undefined, { maxRetryDelay: state.context.maxRetryDelay }) ?? 0;
       await sleep(delay, state.options.signal);
     }
   }
@@ -191,14 +194,14 @@ function goOn(state: Transfer, resumed: boolean): void {
     : state.proof
       ? 'The file host sent the whole file again: restarting from byte 0.'
       : 'Restarting from byte 0.';
-  state.api.logger.info(`download of video ${state.id}: ${reason} ${how}`);
+  state.context.logger.info(`download of video ${state.id}: ${reason} ${how}`);
 }
 
 /** Open the content: from the API without a proof, else straight from the file's address with a guarded range. */
 function open(state: Transfer): Promise<StreamedAnswer> {
-  const { api, options, proof } = state;
+  const { api, context, options, proof } = state;
   const { timeout, signal } = options;
-  const idleTimeout = bodyIdleLimit(timeout ?? api.timeout);
+  const idleTimeout = bodyIdleLimit(timeout ?? context.timeout);
   return api.retryingReads(options, async (attempt) => {
     if (!proof) return api.openContent(state.id, { timeout, idleTimeout, signal, attempt });
     const range = { range: `bytes=${state.file.size}-`, 'if-range': proof.validator };

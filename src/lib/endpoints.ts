@@ -60,19 +60,10 @@ export type StreamOptions = Pick<RequestOptions, 'headers' | 'timeout' | 'signal
 };
 
 /**
- * @internal The one port the workflows of lib/ take: the endpoints of `/v1/videos` (implemented by the resource,
- * over the transport) and the client's state they share. lib/ sees nothing else of the client.
+ * @internal The one port of calls the workflows of lib/ take: the endpoints of `/v1/videos`, implemented by the
+ * resource over the transport. What else a workflow knows of the client is its {@link JobContext}.
  */
 export interface Endpoints {
-  readonly logger: Logger;
-  /** The client's `timeout`: a poll's is cut to what is left of its wait. */
-  readonly timeout: number;
-  /** The client's `maxRetryDelay`: the longest `Retry-After` waited for when a call sets none. */
-  readonly maxRetryDelay: number;
-  /** The client's one limit on jobs running at once. */
-  readonly limiter: ConcurrencyLimiter;
-  /** The client's media limits. */
-  readonly limits: { maxAudioSeconds: number };
   /** Open (and, unless `validate: false`, check) a create's inputs. */
   openCreate(params: VideoCreateParams, options: Pick<CreateOptions, 'validate'>): Promise<CreateUpload>;
   /** GET one video, with the response it came in (its headers may hint when to poll next). */
@@ -85,4 +76,20 @@ export interface Endpoints {
   contentURL(id: string, options: RequestOptions): Promise<Answer<string>>;
   /** Run `attempt` (numbered from 1) under the read retries, with the call's `maxRetries`, `maxRetryDelay` and `signal`. */
   retryingReads<R>(options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R>;
+}
+
+/**
+ * @internal The client's state the workflows of lib/ work in, beside the {@link Endpoints} they call: its logger,
+ * its request defaults a workflow reads itself, its one limit on jobs running at once and its media limits.
+ */
+export interface JobContext {
+  readonly logger: Logger;
+  /** The client's `timeout`: a poll's is cut to what is left of its wait. */
+  readonly timeout: number;
+  /** The client's `maxRetryDelay`: the longest `Retry-After` waited for when a call sets none. */
+  readonly maxRetryDelay: number;
+  /** The client's one limit on jobs running at once. */
+  readonly limiter: ConcurrencyLimiter;
+  /** The client's media limits. */
+  readonly limits: { maxAudioSeconds: number };
 }

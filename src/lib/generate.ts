@@ -2,9 +2,9 @@ import { type AvatarVideoError, VideoCancelledError, VideoFailedError, WaitTimeo
 import { checkOutputPath } from '../internal/output-path.js';
 import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
-import type { CreateOptions, Endpoints } from './endpoints.js';
+import type { CreateOptions, Endpoints, JobContext } from './endpoints.js';
 import { type JobStage, namingJob, nextCall } from './job-error.js';
-import { DEFAULT_JOB_ATTEMPTS } from './job-policy.js';
+import { DEFAULT_JOB_ATTEMPTS, MAX_REFUSED_CREATES } from './job-policy.js';
 import { type JobRun, runJob } from './job-runner.js';
 import type { VideoCreateParams } from './media/prepare.js';
 import { type JobTrace, traceJob } from './tracing.js';
@@ -13,12 +13,18 @@ import type { WaitOptions } from './wait.js';
 export type { CreateOptions } from './endpoints.js';
 
 /**
- * Options of `videos.createAndWait`. `timeout`, `maxRetryDelay` and `headers` apply to the create request (its
- * upload), as they do on `create`; a refused create (429, 503) is sent again by the job runner, not by `maxRetries`,
- * waiting out its `Retry-After` up to `maxRetryDelay`. `waitTimeout` bounds the wait for each job; `signal` stops
- * either.
+ * Where `maxRetries` applies, for the methods that take no `maxRetries` of their own (refused there, not ignored):
+ * the job runner alone sends a job's refused create again.
  */
-export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, 'signal'> {
+export const MAX_RETRIES_APPLIES = `a refused create is sent again by the job runner (up to ${MAX_REFUSED_CREATES} times, and maxJobAttempts jobs), not by maxRetries; maxRetries applies to videos.create and the other endpoint methods, and to the downloads of generate, generateLong and download`;
+
+/**
+ * Options of `videos.createAndWait`. `timeout`, `maxRetryDelay` and `headers` apply to the create request (its
+ * upload), as they do on `create`; a refused create (429, 503) is sent again by the job runner, waiting out its
+ * `Retry-After` up to `maxRetryDelay`: there is no `maxRetries` here (one is refused with an `InvalidArgumentError`).
+ * `waitTimeout` bounds the wait for each job; `signal` stops either.
+ */
+export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, 'signal' | 'maxRetries'> {
   /**
    * Awaited after each create is answered (the first and any made again), before the first poll: store the id
    * here, and a crash at any later point leaves a job to take up (`generate`'s `videoId`), not one paid for twice.
@@ -37,10 +43,16 @@ export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, '
 }
 
 /**
- * Options of `videos.generate`. `signal` covers the whole run: upload, wait and download. `timeout` and
- * `maxRetries` apply to the download's requests too; the polls keep the client's.
+ * Options of `videos.generate`. `signal` covers the whole run: upload, wait and download. `timeout` applies to the
+ * download's requests too, and `maxRetries` to them alone; the polls keep the client's.
  */
 export interface GenerateOptions extends CreateAndWaitOptions {
+  /**
+   * Retries of each of the download's requests, for failures safe to repeat. Not of the create: the job runner sends
+   * a refused one again (up to 20 times), and no other may be sent twice.
+   * @default the client's `maxRetries` (2)
+   */
+  maxRetries?: number | undefined;
   /** Where to save the MP4. A file already there is replaced only once the new one is complete. */
   output: string;
   /** Download progress, for a progress bar. @default undefined */
@@ -80,13 +92,18 @@ export interface GenerateResult {
  * @internal The engine of `videos.createAndWait`: one video's job made by the job runner. Errors after a create
  * name the job and the call that goes on from `stage`.
  */
-export function createAndWait(api: Endpoints, params: VideoCreateParams, options: CreateAndWaitOptions): Promise<Video> {
-  return traceJob(jobTrace(api, 'createAndWait', {}), (job) => makeVideo(api, params, options, 'running', job));
+export function createAndWait(
+  api: Endpoints,
+  context: JobContext,
+  params: VideoCreateParams,
+  options: CreateAndWaitOptions,
+): Promise<Video> {
+  return traceJob(jobTrace(context, 'createAndWait', {}), (job) => makeVideo(api, context, params, options, 'running', job));
 }
 
 /** The payload of a job's trace, at its start. */
 function jobTrace(
-  api: Endpoints,
+  context: JobContext,
   operation: JobTrace['operation'],
   options: Pick<GenerateOptions, 'videoId' | 'jobLimit'>,
 ): () => JobTrace {
@@ -94,7 +111,7 @@ function jobTrace(
     operation,
     videoId: options.videoId,
     polls: 0,
-    jobLimit: options.jobLimit === 'external' ? undefined : api.limiter.limit,
+    jobLimit: options.jobLimit === 'external' ? undefined : context.limiter.limit,
   });
 }
 
@@ -112,6 +129,7 @@ function traceOutcome(job: JobTrace | undefined, video: Video | undefined, error
  */
 async function makeVideo(
   api: Endpoints,
+  context: JobContext,
   params: VideoCreateParams,
   options: Omit<GenerateOptions, 'output' | 'onDownloadProgress'>,
   stage: JobStage,
@@ -124,6 +142,7 @@ async function makeVideo(
   let ended = 0;
   const run: JobRun = {
     api,
+    context,
     jobLimit,
     maxJobAttempts,
     create: { timeout, maxRetryDelay, headers, validate, onUploadProgress },
@@ -155,7 +174,7 @@ async function makeVideo(
     traceOutcome(job, undefined, error);
     // A job that ended names itself; any other error while a job is in hand names that job and how to go on.
     if (error instanceof VideoFailedError || error instanceof VideoCancelledError) throw namingJob(error, error.video.id);
-    throw live === undefined ? error : stranded(api, error, live, stage);
+    throw live === undefined ? error : stranded(context, error, live, stage);
   }
 }
 
@@ -163,9 +182,9 @@ async function makeVideo(
  * `error`, which stopped a call after job `id` was created, naming the job and the call that goes on from `stage`.
  * A wait's timeout carries the video; any other (an abort, a 401) must not leave the paid job unnamed, even in the log.
  */
-function stranded(api: Endpoints, error: unknown, id: string, stage: JobStage): AvatarVideoError {
+function stranded(context: JobContext, error: unknown, id: string, stage: JobStage): AvatarVideoError {
   if (!(error instanceof WaitTimeoutError)) {
-    api.logger.warn(
+    context.logger.warn(
       `video ${id} was created, but the call stopped (${(error as Error).message}); the job may still be running on the service: wait for it again by its id`,
     );
   }
@@ -176,22 +195,33 @@ function stranded(api: Endpoints, error: unknown, id: string, stage: JobStage): 
  * @internal The engine of `videos.generate`: `output` checked, then the job made (taken up, or created and made again
  * as a batch's item is), then the download.
  */
-export async function generate(api: Endpoints, params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
+export async function generate(
+  api: Endpoints,
+  context: JobContext,
+  params: VideoCreateParams,
+  options: GenerateOptions,
+): Promise<GenerateResult> {
   await checkOutputPath(options.output);
-  return traceJob(jobTrace(api, 'generate', options), (job) => makeAndSave(api, params, options, job));
+  return traceJob(jobTrace(context, 'generate', options), (job) => makeAndSave(api, context, params, options, job));
 }
 
 /** generate's job, made then saved. */
-async function makeAndSave(api: Endpoints, params: VideoCreateParams, options: GenerateOptions, job: JobTrace | undefined) {
+async function makeAndSave(
+  api: Endpoints,
+  context: JobContext,
+  params: VideoCreateParams,
+  options: GenerateOptions,
+  job: JobTrace | undefined,
+) {
   const { output, onDownloadProgress, ...rest } = options;
-  const video = await makeVideo(api, params, rest, 'running-then-save', job);
+  const video = await makeVideo(api, context, params, rest, 'running-then-save', job);
   try {
     const { signal, timeout, maxRetries } = options;
-    const { path, bytes } = await downloadVideo(api, video, output, { signal, timeout, maxRetries, onDownloadProgress });
+    const { path, bytes } = await downloadVideo(api, context, video, output, { signal, timeout, maxRetries, onDownloadProgress });
     return { video, path, bytes };
   } catch (error) {
     // The error names the call that goes on; the log names the job in any caller's terms (the CLI's are not the SDK's).
-    api.logger.warn(`video ${video.id} is COMPLETE, but saving it failed: save it again by its id, without paying twice`);
+    context.logger.warn(`video ${video.id} is COMPLETE, but saving it failed: save it again by its id, without paying twice`);
     throw namingJob(error, video.id, nextCall(video.id, 'complete'));
   }
 }

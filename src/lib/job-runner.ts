@@ -1,9 +1,9 @@
 import { APIUserAbortError, RateLimitError, type VideoCancelledError, type VideoFailedError } from '../errors.js';
-import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import type { ConcurrencyLimiter, JobPlace } from '../internal/concurrency-limiter.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
-import type { CreateOptions, CreateUpload, Endpoints } from './endpoints.js';
-import { jobFailure, recreateDelay } from './job-policy.js';
+import type { CreateOptions, CreateUpload, Endpoints, JobContext } from './endpoints.js';
+import { jobFailure, limiterOutcome, recreateDelay } from './job-policy.js';
 import type { VideoCreateParams } from './media/prepare.js';
 import { pollHint } from './poll-schedule.js';
 import { type WaitOptions, waitForVideo } from './wait.js';
@@ -30,6 +30,8 @@ export interface JobPlan {
 /** How the runner makes the jobs of one video, the same for every caller. */
 export interface JobRun {
   api: Endpoints;
+  /** The client's limit (`context.limiter`), logger and `maxRetryDelay`. */
+  context: JobContext;
   /** `'external'`: the job is outside the client's limit (a queue limits): it takes no place, and teaches it nothing. */
   jobLimit?: 'client' | 'external' | undefined;
   /** Jobs made for the video before it is given up. */
@@ -51,11 +53,12 @@ export interface JobRun {
  * Make one video's job until it is COMPLETE: take up the job `plan.resume` names, else create one, and wait for it,
  * holding a place of the client's limit from create to end (none with `jobLimit: 'external'`). The create is sent
  * once per try; a refused one (429, 503, unsent) and a job FAILED for a rate limit or a fault of the service are made
- * again within the budgets of job-policy.ts, their delay waited without a place. The limiter hears of every create
- * here and nowhere else. Throws the last failure once the budgets are spent.
+ * again within the budgets of job-policy.ts, their delay waited without a place. The limiter hears what happened to
+ * each job (its create's answer, how it ended: `limiterOutcome`) through its place, from here and nowhere else.
+ * Throws the last failure once the budgets are spent.
  */
 export async function runJob(plan: JobPlan, run: JobRun): Promise<Video> {
-  const limiter = run.jobLimit === 'external' ? undefined : run.api.limiter;
+  const limiter = run.jobLimit === 'external' ? undefined : run.context.limiter;
   const waitSignal = run.stop && run.signal ? AbortSignal.any([run.signal, run.stop]) : (run.stop ?? run.signal);
   const state: RunState = { jobId: plan.resume, upload: undefined, refused: 0 };
   try {
@@ -63,7 +66,7 @@ export async function runJob(plan: JobPlan, run: JobRun): Promise<Video> {
       if (run.signal?.aborted) throw new APIUserAbortError(run.aborted, { cause: run.signal.reason });
       const started = performance.now();
       try {
-        const job = () => makeOnce(plan, run, state, limiter);
+        const job = (place?: JobPlace) => makeOnce(plan, run, state, place);
         return await (limiter ? limiter.run(job, { signal: waitSignal, resumed: state.jobId !== undefined }) : job());
       } catch (error) {
         const delay = await pauseBeforeNext(error, plan, run, state, limiter?.jobMs ?? performance.now() - started);
@@ -85,32 +88,40 @@ interface RunState {
   refused: number;
 }
 
-/** One job, in its place: created when none is in hand, then waited on; the create's answer is its first poll. */
-async function makeOnce(plan: JobPlan, run: JobRun, state: RunState, limiter: ConcurrencyLimiter | undefined): Promise<Video> {
+/**
+ * One job, in its place (none outside the client's limit): created when none is in hand, then waited on, the create's
+ * answer its first poll. The place is told how the job ended before it is given back.
+ */
+async function makeOnce(plan: JobPlan, run: JobRun, state: RunState, place: JobPlace | undefined): Promise<Video> {
   run.onRunning?.(1);
   try {
-    const first = state.jobId === undefined ? await create(plan, run, state, limiter) : undefined;
-    return await waitForVideo(run.api, state.jobId as string, { ...plan.wait, signal: run.signal }, first);
+    const first = state.jobId === undefined ? await create(plan, run, state, place) : undefined;
+    const video = await waitForVideo(run.api, run.context, state.jobId as string, { ...plan.wait, signal: run.signal }, first);
+    place?.ended('completed');
+    return video;
+  } catch (error) {
+    place?.ended(limiterOutcome(error));
+    throw error;
   } finally {
     run.onRunning?.(-1);
   }
 }
 
-/** Send one create (no retries of its own), tell the limiter how it was answered, record the job. */
-async function create(plan: JobPlan, run: JobRun, state: RunState, limiter: ConcurrencyLimiter | undefined) {
+/** Send one create (no retries of its own), tell the place how it was answered, record the job. */
+async function create(plan: JobPlan, run: JobRun, state: RunState, place: JobPlace | undefined) {
   state.upload ??= await run.api.openCreate(plan.params, { validate: run.create.validate });
   await plan.creating?.();
-  const sentAt = limiter?.now();
+  const sentAt = place?.now();
   let video: Video;
   let hint: number | undefined;
   try {
     const answer = await state.upload.send({ ...run.create, signal: run.signal, maxRetries: 0 });
     [video, hint] = [answer.data, pollHint(answer.headers)];
   } catch (error) {
-    if (error instanceof RateLimitError) limiter?.throttled(error.retryAfter, sentAt);
+    if (error instanceof RateLimitError) place?.throttled(error.retryAfter, sentAt);
     throw error;
   }
-  limiter?.admitted();
+  place?.admitted();
   state.jobId = video.id;
   // Awaited before anything else can fail: the caller records a job it now pays for.
   await plan.created(video);
@@ -131,12 +142,12 @@ async function pauseBeforeNext(error: unknown, plan: JobPlan, run: JobRun, state
   const delay = recreateDelay(failure, {
     tries,
     maxJobs: run.maxJobAttempts,
-    maxRetryDelay: run.create.maxRetryDelay ?? run.api.maxRetryDelay,
+    maxRetryDelay: run.create.maxRetryDelay ?? run.context.maxRetryDelay,
     jobMs,
     outsideLimit: run.jobLimit === 'external',
   });
   if (delay === undefined) throw error;
-  run.api.logger.info(
+  run.context.logger.info(
     `${failure.kind === 'refused' ? 'creating again' : 'making the job again'} in ${delay} ms after ${(error as Error).message}`,
   );
   return delay;

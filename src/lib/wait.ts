@@ -2,7 +2,7 @@ import { APIError, APIUserAbortError, VideoCancelledError, VideoFailedError, Wai
 import { isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
-import type { Endpoints } from './endpoints.js';
+import type { Endpoints, JobContext } from './endpoints.js';
 import {
   backoffDelay,
   hintedDelay,
@@ -88,12 +88,13 @@ const realClock: WaitClock = {
  * @internal Use `client.videos.waitForCompletion`.
  */
 export async function waitForVideo(
-  api: Pick<Endpoints, 'retrieve' | 'timeout' | 'logger'>,
+  api: Pick<Endpoints, 'retrieve'>,
+  context: Pick<JobContext, 'timeout' | 'logger'>,
   id: string,
   options: WaitOptions = {},
   initial?: { video: Video; hint: number | undefined },
 ): Promise<Video> {
-  const wait = new Wait(api, id, options);
+  const wait = new Wait(api, context, id, options);
   const { signal } = options;
   if (signal?.aborted) wait.interrupted(undefined);
   const cancelDeadline = wait.clock.after(wait.waitTimeout, () => wait.controller.abort(new Error('wait deadline')));
@@ -122,7 +123,8 @@ class Wait {
   lastError: unknown;
 
   constructor(
-    readonly api: Pick<Endpoints, 'retrieve' | 'timeout' | 'logger'>,
+    readonly api: Pick<Endpoints, 'retrieve'>,
+    readonly context: Pick<JobContext, 'timeout' | 'logger'>,
     readonly id: string,
     readonly options: WaitOptions,
   ) {
@@ -154,7 +156,10 @@ class Wait {
       const sentAt = clock.now();
       countPoll();
       try {
-        const answer = await this.api.retrieve(this.id, { signal: this.controller.signal, timeout: Math.min(this.api.timeout, remaining) });
+        const answer = await this.api.retrieve(this.id, {
+          signal: this.controller.signal,
+          timeout: Math.min(this.context.timeout, remaining),
+        });
         fresh = answer.data;
         hint = pollHint(answer.headers);
         // The server looked at the job somewhere between sending and answering.
@@ -166,7 +171,7 @@ class Wait {
         // A failure the core calls transient (5xx, 429, a dropped connection) must not end a wait that may last
         // minutes. Anything else (401, 403, 404) does.
         if (!isRetryable('read', error)) throw error;
-        this.api.logger.info(`polling video ${this.id} failed (${(error as Error).message}); polling again`);
+        this.context.logger.info(`polling video ${this.id} failed (${(error as Error).message}); polling again`);
         this.lastError = error;
         failures++;
         fresh = undefined;

@@ -1,5 +1,4 @@
 import type { Answer } from '../internal/api-promise.js';
-import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { header } from '../internal/headers.js';
 import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
@@ -24,30 +23,17 @@ const advice = (status: number, code: string | undefined, message: string | unde
  */
 export class VideoEndpoints implements Endpoints {
   readonly #transport: Transport;
+  /** The client's media limits, which a checked create's inputs are held to. */
+  readonly #limits: { maxAudioSeconds: number };
 
-  constructor(
-    transport: Transport,
-    readonly limits: { maxAudioSeconds: number },
-    readonly limiter: ConcurrencyLimiter,
-  ) {
+  constructor(transport: Transport, limits: { maxAudioSeconds: number }) {
     this.#transport = transport;
-  }
-
-  get logger() {
-    return this.#transport.logger;
-  }
-
-  get timeout() {
-    return this.#transport.timeout;
-  }
-
-  get maxRetryDelay() {
-    return this.#transport.maxRetryDelay;
+    this.#limits = limits;
   }
 
   async openCreate(params: VideoCreateParams, options: Pick<CreateOptions, 'validate'>): Promise<CreateUpload> {
     // Validation opens (and for one-shot streams, spools) the inputs once; the same sources are uploaded each time.
-    const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.limits);
+    const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
     return {
       send: (request) => {
         const body = () => encodeMultipart(prepared.files, prepared.fields, request.onUploadProgress);

@@ -1,5 +1,5 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
-import { checkArgument, checkOptions, ITERABLE, pathTo, videoIdOf } from '../internal/arguments.js';
+import { checkArgument, checkOptions, ITERABLE, pathTo, refuseOption, videoIdOf } from '../internal/arguments.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
@@ -7,8 +7,15 @@ import { generateBatch } from '../lib/batch/generate-batch.js';
 import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
 import type { VideoContent } from '../lib/content.js';
 import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
-import type { CreateOptions } from '../lib/endpoints.js';
-import { type CreateAndWaitOptions, createAndWait, type GenerateOptions, type GenerateResult, generate } from '../lib/generate.js';
+import type { CreateOptions, JobContext } from '../lib/endpoints.js';
+import {
+  type CreateAndWaitOptions,
+  createAndWait,
+  type GenerateOptions,
+  type GenerateResult,
+  generate,
+  MAX_RETRIES_APPLIES,
+} from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { checkParams, type VideoCreateParams } from '../lib/media/prepare.js';
 import { type PollOptions, type PollResult, type PollState, pollVideo } from '../lib/poll.js';
@@ -30,8 +37,10 @@ export type ContentURLOptions = RequestOptions;
  */
 export class Videos {
   readonly #transport: Transport;
-  /** The endpoints: what every method below calls, and the one port the workflows of lib/ take. */
+  /** The endpoints: what every method below calls, and the one port of calls the workflows of lib/ take. */
   readonly #api: VideoEndpoints;
+  /** What the workflows of lib/ know of the client besides its calls: its limit on jobs, limits, logger, defaults. */
+  readonly #context: JobContext;
 
   /** @internal Built by the client, which owns the transport. */
   static build(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter): Videos {
@@ -41,7 +50,9 @@ export class Videos {
   // Private, and built through `build` above: the published type shows no constructor, nor the internal types it takes.
   private constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
     this.#transport = transport;
-    this.#api = new VideoEndpoints(transport, limits, limiter);
+    this.#api = new VideoEndpoints(transport, limits);
+    const { logger, timeout, maxRetryDelay } = transport;
+    this.#context = { logger, timeout, maxRetryDelay, limiter, limits };
   }
 
   /**
@@ -120,7 +131,7 @@ export class Videos {
    */
   async waitForCompletion(video: string | Video, options?: WaitOptions): Promise<Video> {
     const method = 'videos.waitForCompletion';
-    return waitForVideo(this.#api, videoIdOf(method, video), checkOptions(method, options));
+    return waitForVideo(this.#api, this.#context, videoIdOf(method, video), checkOptions(method, options));
   }
 
   /**
@@ -153,7 +164,8 @@ export class Videos {
    */
   async createAndWait(params: VideoCreateParams, options?: CreateAndWaitOptions): Promise<Video> {
     const method = 'videos.createAndWait';
-    return createAndWait(this.#api, checkParams(method, params), checkOptions(method, options));
+    const checked = refuseOption(method, checkOptions(method, options), 'maxRetries', MAX_RETRIES_APPLIES);
+    return createAndWait(this.#api, this.#context, checkParams(method, params), checked);
   }
 
   /**
@@ -170,7 +182,7 @@ export class Videos {
     const method = 'videos.download';
     videoIdOf(method, video);
     checkArgument(method, 'path', path, pathTo("the file to save to, e.g. 'video.mp4'"));
-    return downloadVideo(this.#api, video, path, checkOptions(method, options));
+    return downloadVideo(this.#api, this.#context, video, path, checkOptions(method, options));
   }
 
   /**
@@ -187,7 +199,7 @@ export class Videos {
    */
   async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
     const method = 'videos.generate';
-    return generate(this.#api, checkParams(method, params), checkOptions(method, options, "{ output: 'video.mp4' }"));
+    return generate(this.#api, this.#context, checkParams(method, params), checkOptions(method, options, "{ output: 'video.mp4' }"));
   }
 
   /**
@@ -202,7 +214,7 @@ export class Videos {
   async generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
     const method = 'videos.generateLong';
     const checked = checkOptions(method, options, "{ output: 'long.mp4' }");
-    return generateLong(this.#api, checkParams(method, params), checked);
+    return generateLong(this.#api, this.#context, checkParams(method, params), checked);
   }
 
   /**
@@ -218,6 +230,6 @@ export class Videos {
     checkArgument(method, 'items', items, ITERABLE);
     const checked = checkOptions(method, options, "{ outputDir: 'videos' }");
     checkArgument(method, 'outputDir', checked.outputDir, pathTo("the folder to save to, e.g. 'videos'"));
-    return generateBatch(this.#api, items, checked, generateLong);
+    return generateBatch(this.#api, this.#context, items, checked, generateLong);
   }
 }

@@ -1,10 +1,10 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
-import { checkOptions, videoIdOf } from '../internal/arguments.js';
+import { checkOptions, refuseOption, videoIdOf } from '../internal/arguments.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
-import type { CreateOptions } from '../lib/endpoints.js';
-import { type CreateAndWaitOptions, createAndWait } from '../lib/generate.js';
+import type { CreateOptions, JobContext } from '../lib/endpoints.js';
+import { type CreateAndWaitOptions, createAndWait, MAX_RETRIES_APPLIES } from '../lib/generate.js';
 import { checkParams } from '../lib/media/prepare.js';
 import { type PollOptions, type PollResult, type PollState, pollVideo } from '../lib/poll.js';
 import { type WaitOptions, waitForVideo } from '../lib/wait.js';
@@ -21,6 +21,7 @@ import type { VideoContent } from './runtime/content.js';
 export class Videos {
   readonly #transport: Transport;
   readonly #api: VideoEndpoints;
+  readonly #context: JobContext;
   /** Behind avatar-video/proxy (a browser): the content address is asked as JSON, a page cannot read a redirect. */
   readonly #proxied: boolean;
 
@@ -31,7 +32,9 @@ export class Videos {
 
   private constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter, proxied: boolean) {
     this.#transport = transport;
-    this.#api = new VideoEndpoints(transport, limits, limiter);
+    this.#api = new VideoEndpoints(transport, limits);
+    const { logger, timeout, maxRetryDelay } = transport;
+    this.#context = { logger, timeout, maxRetryDelay, limiter, limits };
     this.#proxied = proxied;
   }
 
@@ -110,7 +113,7 @@ export class Videos {
    */
   async waitForCompletion(video: string | Video, options?: WaitOptions): Promise<Video> {
     const method = 'videos.waitForCompletion';
-    return waitForVideo(this.#api, videoIdOf(method, video), checkOptions(method, options));
+    return waitForVideo(this.#api, this.#context, videoIdOf(method, video), checkOptions(method, options));
   }
 
   /**
@@ -129,6 +132,7 @@ export class Videos {
    */
   async createAndWait(params: VideoCreateParams, options?: CreateAndWaitOptions): Promise<Video> {
     const method = 'videos.createAndWait';
-    return createAndWait(this.#api, checkParams(method, params), checkOptions(method, options));
+    const checked = refuseOption(method, checkOptions(method, options), 'maxRetries', MAX_RETRIES_APPLIES);
+    return createAndWait(this.#api, this.#context, checkParams(method, params), checked);
   }
 }

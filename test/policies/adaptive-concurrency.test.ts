@@ -10,7 +10,7 @@ import {
   initialConcurrency,
   nextConcurrency,
 } from '../../src/internal/adaptive-concurrency.js';
-import { ConcurrencyLimiter, concurrencyBounds } from '../../src/internal/concurrency-limiter.js';
+import { ConcurrencyLimiter, concurrencyBounds, type JobPlace } from '../../src/internal/concurrency-limiter.js';
 
 const bounds = { min: 1, max: 64 };
 const JOB = 1_000;
@@ -202,7 +202,7 @@ describe('ConcurrencyLimiter', () => {
     vi.useFakeTimers();
     try {
       const limiter = new ConcurrencyLimiter({ concurrency: 4, now: () => Date.now() });
-      limiter.throttled(60, limiter.now());
+      await limiter.run(async (place) => place.throttled(60, place.now()));
       expect(limiter.limit).toBe(0);
       let started = false;
       const running = limiter.run(async () => {
@@ -241,16 +241,22 @@ describe('ConcurrencyLimiter', () => {
   it('probes past the jobs the service accepted, not past the places still waiting for their create', async () => {
     const limiter = new ConcurrencyLimiter({ now: () => 0 });
     const held = [gate(), gate()];
-    for (const g of held) void limiter.run(g.job);
+    const places: JobPlace[] = [];
+    for (const g of held) {
+      void limiter.run((place) => {
+        places.push(place);
+        return g.job();
+      });
+    }
     let third = false;
     void limiter.run(async () => {
       third = true;
     });
     await tick();
-    limiter.admitted(); // one of the two creates answered: only one job is known to run
+    places[0]?.admitted(); // one of the two creates answered: only one job is known to run
     await tick();
     expect(third).toBe(false);
-    limiter.admitted(); // both run: one more may be tried
+    places[1]?.admitted(); // both run: one more may be tried
     await tick();
     expect(third).toBe(true);
   });
@@ -288,12 +294,19 @@ describe('ConcurrencyLimiter', () => {
     expect(started).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it('teaches the policy what a job’s error says, and shows the last throttle', async () => {
-    const limiter = new ConcurrencyLimiter({ now: () => 0, outcomeOf: () => 'throttled' });
+  it('teaches the policy what its holder says of how a job ended, and shows the last throttle', async () => {
+    const limiter = new ConcurrencyLimiter({ now: () => 0 });
     expect(limiter.snapshot()).toEqual({ limit: 2, running: 0 });
+    // A job that fails untold teaches nothing: the limiter classifies no error of its own.
     await expect(limiter.run(() => Promise.reject(new Error('rate limited')))).rejects.toThrow();
+    expect(limiter.snapshot()).toEqual({ limit: 2, running: 0 });
+    const told = limiter.run(async (place) => {
+      place.ended('throttled');
+      throw new Error('rate limited');
+    });
+    await expect(told).rejects.toThrow();
     expect(limiter.snapshot()).toMatchObject({ running: 0, lastThrottle: { cause: 'failed', at: expect.any(Date) } });
-    limiter.throttled(1_500, 0);
+    await limiter.run(async (place) => place.throttled(1_500, 0));
     expect(limiter.snapshot().lastThrottle).toMatchObject({ cause: 'refused', retryAfterMs: 1_500 });
     expect(limiter.limit).toBe(0); // paused for the Retry-After...
     expect(limiter.snapshot().limit).toBe(1); // ...which the snapshot shows in lastThrottle, not as a limit of 0

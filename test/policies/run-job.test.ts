@@ -2,15 +2,16 @@
  * The job runner (lib/job-runner.ts) on injected time (vitest's fake timers) and an endpoints port of the test's own:
  * the pause before a job is made again (outside the client's limit a job FAILED for a rate limit is created again at
  * once; under the limiter the pause is waited, without a place), and a refused create's regime (sent once per try,
- * its Retry-After waited without a place, the limiter and `onThrottled` told first).
+ * its Retry-After waited without a place, the limiter and `onThrottled` told first). The limiter takes no classifier:
+ * all it learns of a job, the runner tells its place.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitError, VideoFailedError } from '../../src/errors.js';
 import type { Answer } from '../../src/internal/api-promise.js';
-import { ConcurrencyLimiter } from '../../src/internal/concurrency-limiter.js';
+import { ConcurrencyLimiter, type JobPlace } from '../../src/internal/concurrency-limiter.js';
 import type { RequestOptions } from '../../src/internal/request-options.js';
-import type { Endpoints } from '../../src/lib/endpoints.js';
-import { limiterOutcome, MAX_REFUSED_CREATES } from '../../src/lib/job-policy.js';
+import type { Endpoints, JobContext } from '../../src/lib/endpoints.js';
+import { MAX_REFUSED_CREATES } from '../../src/lib/job-policy.js';
 import { type JobPlan, type JobRun, runJob } from '../../src/lib/job-runner.js';
 import type { VideoCreateParams } from '../../src/lib/media/prepare.js';
 import type { Video } from '../../src/schemas.js';
@@ -33,15 +34,17 @@ const refusal = (seconds: number) =>
  * each create is answered `answerMs` after it was sent.
  */
 function endpoints(code: string | undefined, answers: Array<Error | undefined> = [], answerMs = 0) {
-  const limiter = new ConcurrencyLimiter({ outcomeOf: limiterOutcome });
-  const created: string[] = [];
-  const sent: RequestOptions[] = [];
-  const api = {
+  const limiter = new ConcurrencyLimiter();
+  const context: JobContext = {
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     timeout: 60_000,
     maxRetryDelay: 60_000,
     limiter,
     limits: { maxAudioSeconds: 60 },
+  };
+  const created: string[] = [];
+  const sent: RequestOptions[] = [];
+  const api = {
     openCreate: async () => ({
       send: async (options: RequestOptions): Promise<Answer<Video>> => {
         sent.push(options);
@@ -59,7 +62,7 @@ function endpoints(code: string | undefined, answers: Array<Error | undefined> =
       return { data: video(id, 'FAILED', code), status: 200, headers: {} };
     },
   } as unknown as Endpoints;
-  return { api, limiter, created, sent };
+  return { api, context, limiter, created, sent };
 }
 
 const plan = (): JobPlan => ({
@@ -70,8 +73,9 @@ const plan = (): JobPlan => ({
   ended: vi.fn(async () => 1),
 });
 
-const run = (api: Endpoints, extra: Partial<JobRun> = {}): JobRun => ({
+const run = ({ api, context }: { api: Endpoints; context: JobContext }, extra: Partial<JobRun> = {}): JobRun => ({
   api,
+  context,
   maxJobAttempts: 3,
   create: { maxRetryDelay: 60_000 },
   signal: undefined,
@@ -88,8 +92,9 @@ describe('the job runner', () => {
   });
 
   it('creates again at once after a rate-limited FAILED when a limit outside the SDK holds the place', async () => {
-    const { api, created } = endpoints('rate_limit_exceeded');
-    const made = runJob(plan(), run(api, { jobLimit: 'external' }));
+    const port = endpoints('rate_limit_exceeded');
+    const { created } = port;
+    const made = runJob(plan(), run(port, { jobLimit: 'external' }));
     // The job's 1 s, and the first poll's millisecond after the create's answer.
     await vi.advanceTimersByTimeAsync(1_010);
     expect(created).toEqual(['vid_1', 'vid_2']);
@@ -101,8 +106,9 @@ describe('the job runner', () => {
       ['client', 'rate_limit_exceeded'],
       ['external', 'internal_error'],
     ] as const) {
-      const { api, created } = endpoints(code);
-      const made = runJob(plan(), run(api, { jobLimit }));
+      const port = endpoints(code);
+      const { created } = port;
+      const made = runJob(plan(), run(port, { jobLimit }));
       await vi.advanceTimersByTimeAsync(1_050);
       expect(created).toEqual(['vid_1']);
       // The backoff's longest first pause, a quarter of a 1 s job, has then passed.
@@ -112,11 +118,24 @@ describe('the job runner', () => {
     }
   });
 
+  it('tells the limiter how each job ended, itself: a job FAILED for a rate limit cuts the limit', async () => {
+    const port = endpoints('rate_limit_exceeded');
+    const { limiter } = port;
+    const made = runJob(plan(), run(port));
+    await vi.advanceTimersByTimeAsync(1_050);
+    // The job vid_1 FAILED for a rate limit after its second: the limit was cut, as a failed job cuts it.
+    expect(limiter.snapshot()).toMatchObject({ running: 0, lastThrottle: { cause: 'failed' } });
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(made).resolves.toMatchObject({ id: 'vid_2', status: 'COMPLETE' });
+    expect(limiter.snapshot().running).toBe(0);
+  });
+
   it('gives up after maxJobAttempts jobs, each recorded as it ended', async () => {
-    const { api, created } = endpoints('rate_limit_exceeded');
+    const port = endpoints('rate_limit_exceeded');
+    const { created } = port;
     const steps = plan();
     steps.ended = vi.fn(async () => 1);
-    const made = runJob(steps, run(api, { maxJobAttempts: 1 })).catch((e: unknown) => e);
+    const made = runJob(steps, run(port, { maxJobAttempts: 1 })).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(1_050);
     expect(await made).toBeInstanceOf(VideoFailedError);
     expect(created).toEqual(['vid_1']);
@@ -124,9 +143,10 @@ describe('the job runner', () => {
   });
 
   it('sends a refused create once per try, telling the limiter and onThrottled, then waits its Retry-After without a place', async () => {
-    const { api, limiter, created, sent } = endpoints(undefined, [refusal(2), refusal(2)]);
+    const port = endpoints(undefined, [refusal(2), refusal(2)]);
+    const { limiter, created, sent } = port;
     const heard: Array<number | undefined> = [];
-    const made = runJob(plan(), run(api, { onThrottled: (ms) => void heard.push(ms) }));
+    const made = runJob(plan(), run(port, { onThrottled: (ms) => void heard.push(ms) }));
     await vi.advanceTimersByTimeAsync(10);
     expect(sent.map((options) => options.maxRetries)).toEqual([0]);
     expect(heard).toEqual([2_000]);
@@ -145,14 +165,21 @@ describe('the job runner', () => {
 
   it('tells the limiter of each refused create once, dated by when it was sent, up to the refused creates’ budget', async () => {
     const refusals = Array.from({ length: MAX_REFUSED_CREATES + 1 }, () => refusal(0));
-    const { api, limiter, sent } = endpoints(undefined, refusals, 50);
+    const port = endpoints(undefined, refusals, 50);
+    const { limiter, sent } = port;
     const told: Array<{ retryAfter: number | undefined; sentAgo: number }> = [];
-    const throttled = limiter.throttled.bind(limiter);
-    vi.spyOn(limiter, 'throttled').mockImplementation((retryAfter, startedAt = Number.NaN) => {
-      told.push({ retryAfter, sentAgo: limiter.now() - startedAt });
-      throttled(retryAfter, startedAt);
-    });
-    const made = runJob(plan(), run(api)).catch((e: unknown) => e);
+    // Each place the runner is handed, with what it is told of a refusal recorded on the way.
+    const runInPlace = limiter.run.bind(limiter);
+    vi.spyOn(limiter, 'run').mockImplementation((job, options) =>
+      runInPlace((place) => {
+        const throttled: JobPlace['throttled'] = (retryAfter, startedAt = Number.NaN) => {
+          told.push({ retryAfter, sentAgo: place.now() - startedAt });
+          place.throttled(retryAfter, startedAt);
+        };
+        return job({ ...place, throttled });
+      }, options),
+    );
+    const made = runJob(plan(), run(port)).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     expect(await made).toBeInstanceOf(RateLimitError);
     expect(sent).toHaveLength(MAX_REFUSED_CREATES + 1);
@@ -161,17 +188,19 @@ describe('the job runner', () => {
   });
 
   it('ends as onThrottled throws, with no job made and no wait', async () => {
-    const { api, sent } = endpoints(undefined, [refusal(30)]);
+    const port = endpoints(undefined, [refusal(30)]);
+    const { sent } = port;
     const thrown = new Error('the queue takes it from here');
-    const made = runJob(plan(), run(api, { onThrottled: () => Promise.reject(thrown) })).catch((e: unknown) => e);
+    const made = runJob(plan(), run(port, { onThrottled: () => Promise.reject(thrown) })).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(1);
     expect(await made).toBe(thrown);
     expect(sent).toHaveLength(1);
   });
 
   it('outside the limit, teaches it nothing and sleeps the Retry-After itself', async () => {
-    const { api, limiter, sent } = endpoints(undefined, [refusal(1)]);
-    const made = runJob(plan(), run(api, { jobLimit: 'external' }));
+    const port = endpoints(undefined, [refusal(1)]);
+    const { limiter, sent } = port;
+    const made = runJob(plan(), run(port, { jobLimit: 'external' }));
     await vi.advanceTimersByTimeAsync(900);
     expect(sent).toHaveLength(1);
     expect(limiter.snapshot()).toEqual({ limit: 2, running: 0 });

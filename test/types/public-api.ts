@@ -84,12 +84,14 @@ export const oldWait: WaitOptions = { timeout: 600_000 };
 // A large video reference gets a longer upload timeout while the wait keeps its own deadline.
 export const createAndWait: CreateAndWaitOptions = {
   timeout: 300_000,
-  maxRetries: 0,
   maxRetryDelay: 5_000,
   headers: { 'x-trace': '1' },
   waitTimeout: 900_000,
 };
-export const generate: GenerateOptions = { output: 'out.mp4', timeout: 300_000, waitTimeout: 900_000 };
+// @ts-expect-error the job runner alone sends a refused create again: createAndWait takes no maxRetries (refused at run time too)
+export const createAndWaitRetries: CreateAndWaitOptions = { maxRetries: 0 };
+// generate's maxRetries is its download's.
+export const generate: GenerateOptions = { output: 'out.mp4', timeout: 300_000, waitTimeout: 900_000, maxRetries: 0 };
 export const long: GenerateLongOptions = { output: 'long.mp4', timeout: 300_000, waitTimeout: 900_000, concurrency: 2 };
 // One budget name on every method that makes videos; the old names still compile while they are deprecated.
 export const jobBudgets: [CreateAndWaitOptions, GenerateOptions, GenerateLongOptions, GenerateBatchOptions] = [

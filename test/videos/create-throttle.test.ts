@@ -47,15 +47,16 @@ describe('refused creates and the client limit', () => {
   it('each of a job’s refused creates reaches the limit; the plain create keeps its own retries and reports none', async () => {
     // The job's creates are refused with no wait, the plain create's with a wait of 1 ms.
     const jobCreates = MAX_REFUSED_CREATES + 1;
-    const { server, client } = await setup((_req, res, index) =>
-      json(res, 429, refusal, { 'retry-after': index < jobCreates ? '0' : '0.001' }),
+    const { server, client } = await setup(
+      (_req, res, index) => json(res, 429, refusal, { 'retry-after': index < jobCreates ? '0' : '0.001' }),
+      0,
     );
     // maxRetries bounds the requests that are not creates: the runner sends refused creates again up to its own budget.
-    await expect(client.videos.createAndWait(params, { validate: false, maxRetries: 0 })).rejects.toBeInstanceOf(RateLimitError);
+    await expect(client.videos.createAndWait(params, { validate: false })).rejects.toBeInstanceOf(RateLimitError);
     expect(server.requests).toHaveLength(jobCreates);
     const heard = client.jobConcurrency;
     expect(heard).toMatchObject({ limit: 1, running: 0, lastThrottle: { cause: 'refused', retryAfterMs: 0 } });
-    await expect(client.videos.create(params, { validate: false })).rejects.toBeInstanceOf(RateLimitError);
+    await expect(client.videos.create(params, { validate: false, maxRetries: 2 })).rejects.toBeInstanceOf(RateLimitError);
     expect(server.requests).toHaveLength(jobCreates + 3);
     expect(client.jobConcurrency).toEqual(heard);
   });

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AvatarVideo, RateLimitError, SegmentFailedError, VideoFailedError } from '../../src/index.js';
+import { AvatarVideo, InvalidArgumentError, RateLimitError, SegmentFailedError, VideoFailedError } from '../../src/index.js';
 import { MAX_REFUSED_CREATES } from '../../src/lib/job-policy.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { useCleanup } from '../helpers/fixture.js';
@@ -114,6 +114,48 @@ describe('a refused create, the same for every job', () => {
     expect(samples.length).toBeGreaterThan(10);
     expect(new Set(samples)).toEqual(new Set([0]));
     expect(client.jobConcurrency.lastThrottle).toMatchObject({ cause: 'refused', retryAfterMs: 300 });
+  });
+});
+
+describe('maxRetries, honoured where it is accepted', () => {
+  /** The next request for a video's content is answered 503 (no wait): one retry of the download's open covers it. */
+  const failContentOnce = () =>
+    mock.failNext({ method: 'GET', path: /\/v1\/videos\/[^/]+\/content$/ }, { status: 503, headers: { 'retry-after': '0' }, times: 1 });
+
+  it('createAndWait refuses it, saying where it applies (the runner alone sends a refused create again): nothing is sent', async () => {
+    const error = await client.videos.createAndWait(params(), { ...fast, maxRetries: 0 } as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ argument: 'maxRetries' });
+    expect((error as Error).message).toMatch(/^videos\.createAndWait: maxRetries does not apply here: .*job runner.*videos\.create/);
+    expect(mock.requests).toHaveLength(0);
+    // Unset, it is no option at all.
+    await expect(client.videos.createAndWait(params(), { ...fast, maxRetries: undefined } as never)).resolves.toMatchObject({
+      status: 'COMPLETE',
+    });
+  });
+
+  it('generate’s is its download’s: a refused content request is retried by default, not with maxRetries: 0', async () => {
+    failContentOnce();
+    await expect(client.videos.generate(params(), { output: join(dir, 'default.mp4'), ...fast })).resolves.toMatchObject({
+      video: { status: 'COMPLETE' },
+    });
+    failContentOnce();
+    const error = await client.videos.generate(params(), { output: join(dir, 'none.mp4'), ...fast, maxRetries: 0 }).catch((e) => e);
+    expect(error).toMatchObject({ status: 503, videoId: expect.any(String) });
+  });
+
+  it('generateLong’s is its segments’ downloads’', async () => {
+    const audio = join(dir, 'long.wav');
+    await writeFile(audio, speechLikeWav(100));
+    const long = (name: string, maxRetries: number) =>
+      client.videos.generateLong(
+        { audio_reference: audio, image_reference: IMAGE },
+        { output: join(dir, name), ...fast, concurrency: 1, maxRetries },
+      );
+    failContentOnce();
+    await expect(long('one.mp4', 1)).resolves.toMatchObject({ segments: [{ status: 'COMPLETE' }, { status: 'COMPLETE' }] });
+    failContentOnce();
+    await expect(long('none.mp4', 0)).rejects.toMatchObject({ status: 503, videoId: expect.any(String) });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Video } from '../../schemas.js';
-import type { CreateOptions, Endpoints } from '../endpoints.js';
+import type { CreateOptions, Endpoints, JobContext } from '../endpoints.js';
 import type { JobRun } from '../job-runner.js';
 import type { VideoCreateParams } from '../media/prepare.js';
 import type { WaitOptions } from '../wait.js';
@@ -21,6 +21,7 @@ export interface LongItemOptions extends Pick<WaitOptions, 'pollInterval' | 'max
  */
 export type LongMaker = (
   api: Endpoints,
+  context: JobContext,
   params: VideoCreateParams,
   options: LongItemOptions,
   onRunning: JobRun['onRunning'],
@@ -29,6 +30,7 @@ export type LongMaker = (
 /** What every item of one batch shares. */
 export interface ItemContext {
   api: Endpoints;
+  context: JobContext;
   ledger: LedgerWriter;
   outputDir: string;
   waitOptions: Omit<WaitOptions, 'signal' | 'onProgress'>;

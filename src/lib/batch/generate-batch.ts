@@ -4,7 +4,7 @@ import { removeStaleTempFiles } from '../../internal/atomic-file.js';
 import { deprecatedOption } from '../../internal/deprecated.js';
 import { prepareOutputFolder, removeCreatedFolders } from '../../internal/output-path.js';
 import { runPool } from '../../internal/run-pool.js';
-import type { Endpoints } from '../endpoints.js';
+import type { Endpoints, JobContext } from '../endpoints.js';
 import { DEFAULT_JOB_ATTEMPTS } from '../job-policy.js';
 import { workWidth } from '../job-runner.js';
 import { checkItems } from './check.js';
@@ -21,31 +21,33 @@ import type { BatchItem, BatchItemResult, BatchSummary, GenerateBatchOptions } f
  */
 export async function generateBatch(
   api: Endpoints,
+  context: JobContext,
   items: Iterable<BatchItem> | AsyncIterable<BatchItem>,
   options: GenerateBatchOptions,
   makeLong: LongMaker,
 ): Promise<BatchSummary> {
   const { outputDir, onItem, onUploadProgress, signal, pollInterval, maxPollInterval, waitTimeout } = options;
   const wait = { pollInterval, maxPollInterval, waitTimeout };
-  const maxJobAttempts = deprecatedOption(options, 'maxAttempts', 'maxJobAttempts', api.logger) ?? DEFAULT_JOB_ATTEMPTS;
-  const width = workWidth(deprecatedOption(options, 'maxConcurrency', 'concurrency', api.logger), api.limiter);
+  const maxJobAttempts = deprecatedOption(options, 'maxAttempts', 'maxJobAttempts', context.logger) ?? DEFAULT_JOB_ATTEMPTS;
+  const width = workWidth(deprecatedOption(options, 'maxConcurrency', 'concurrency', context.logger), context.limiter);
   const dir = resolve(outputDir);
   const { created } = await prepareOutputFolder(dir);
   const entries = await readLedger(dir);
   // Partial saves of a killed run, never whole, never reused: every item that got as far as saving is in the ledger.
   const outputs = Array.from(entries.keys(), (key) => `${key}.mp4`);
   await removeStaleTempFiles(dir, outputs);
-  const checked = await checkItems(items, entries, api.limits).catch(async (error: unknown) => {
+  const checked = await checkItems(items, entries, context.limits).catch(async (error: unknown) => {
     // Refused items leave no trace: not even the folder this run made for them.
     if (created !== undefined) await removeCreatedFolders(dir, created);
     throw error;
   });
   const ledger = await LedgerWriter.open(dir);
 
-  const tally = new ProgressTally(checked.length, deprecatedOption(options, 'onProgress', 'onRunProgress', api.logger));
+  const tally = new ProgressTally(checked.length, deprecatedOption(options, 'onProgress', 'onRunProgress', context.logger));
   const onRunning = (delta: 1 | -1) => tally.running(delta);
   const ctx: ItemContext = {
     api,
+    context,
     ledger,
     outputDir: dir,
     waitOptions: wait,

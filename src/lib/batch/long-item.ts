@@ -25,6 +25,7 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
   try {
     made = await ctx.makeLong(
       ctx.api,
+      ctx.context,
       item.params,
       {
         pollInterval,

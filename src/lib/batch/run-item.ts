@@ -27,7 +27,7 @@ async function runTraced(item: CheckedItem, entry: LedgerRecord | undefined, ctx
     return { key: item.key, status: 'skipped', ...made, path };
   }
   if (item.long) return runLongItem(item, path, ctx);
-  const trace = (): JobTrace => ({ operation: 'batch-item', videoId: resumable(entry), polls: 0, jobLimit: ctx.api.limiter.limit });
+  const trace = (): JobTrace => ({ operation: 'batch-item', videoId: resumable(entry), polls: 0, jobLimit: ctx.context.limiter.limit });
   return traceJob(trace, (job) => runOneJob(item, entry, path, ctx, job));
 }
 
@@ -68,9 +68,9 @@ async function runOneJob(
         return ++attempts;
       },
     };
-    const { api, maxJobAttempts, signal, onRunning } = ctx;
+    const { api, context, maxJobAttempts, signal, onRunning } = ctx;
     const create = { onUploadProgress: ctx.onUploadProgress };
-    video = await runJob(plan, { api, maxJobAttempts, create, signal, aborted: BATCH_ABORTED, onRunning });
+    video = await runJob(plan, { api, context, maxJobAttempts, create, signal, aborted: BATCH_ABORTED, onRunning });
     if (job) job.outcome = video.status;
   } catch (error) {
     if (ctx.signal?.aborted) throw abortError(error, ctx.signal);
@@ -79,7 +79,7 @@ async function runOneJob(
     return failed(key, ended ? error.video.id : jobId, error, attempts);
   }
   try {
-    const saved = await downloadVideo(ctx.api, video, path, { signal: ctx.signal });
+    const saved = await downloadVideo(ctx.api, ctx.context, video, path, { signal: ctx.signal });
     await ctx.ledger.append({ key, hash, state: 'saved', jobId: video.id, path: saved.path, bytes: saved.bytes });
     return { key, status: 'complete', videoId: video.id, path: saved.path };
   } catch (error) {

@@ -10,7 +10,7 @@ import { runPool } from '../../internal/run-pool.js';
 import { shorten } from '../../internal/shorten.js';
 import type { Video } from '../../schemas.js';
 import { downloadVideo } from '../download.js';
-import type { Endpoints, UploadProgress } from '../endpoints.js';
+import type { Endpoints, JobContext, UploadProgress } from '../endpoints.js';
 import { generate } from '../generate.js';
 import { namingJob } from '../job-error.js';
 import { DEFAULT_JOB_ATTEMPTS } from '../job-policy.js';
@@ -25,9 +25,9 @@ import { prepareWorkFolder, type WorkFolder } from './work-folder.js';
 
 /**
  * Options of `videos.generateLong`. The wait options (`pollInterval`, `maxPollInterval`, `waitTimeout`) apply to
- * each segment's job; the request options (`timeout`, `maxRetries`, `maxRetryDelay`, `headers`) to each segment's
- * create, and `timeout` and `maxRetries` to its download, as on `generate` (the polls keep the client's);
- * `signal` stops the whole run.
+ * each segment's job; `timeout`, `maxRetryDelay` and `headers` to each segment's create, and `timeout` and
+ * `maxRetries` to its download, as on `generate` (the polls keep the client's): a refused create is sent again by
+ * the job runner, not by `maxRetries`. `signal` stops the whole run.
  */
 export interface GenerateLongOptions extends Omit<WaitOptions, 'onProgress' | 'waitTimeout'>, Omit<RequestOptions, 'signal'> {
   /**
@@ -121,13 +121,14 @@ const JOIN_SHARE = 0.1;
  */
 export async function generateLong(
   api: Endpoints,
+  context: JobContext,
   params: VideoCreateParams,
   options: GenerateLongOptions,
   onRunning?: JobRun['onRunning'],
 ): Promise<GenerateLongResult> {
   // The joined MP4 is written last, after every segment is paid for: a save bound to fail must fail first.
   await checkOutputPath(options.output);
-  const settings = runSettings(api, options);
+  const settings = runSettings(context, options);
   try {
     // Streams are read twice below (checked, then split or uploaded): spool them once first.
     return await withPinnedInputs(params, async (pinned) => {
@@ -135,12 +136,12 @@ export async function generateLong(
       const checked = await validateCreateParams(pinned, { maxAudioSeconds: Number.POSITIVE_INFINITY });
       const durationSeconds = checked.audio.durationSeconds ?? 0;
       if (durationSeconds > settings.maxSegmentSeconds) {
-        return await generateInSegments(pinned, options, { ...settings, api, onRunning });
+        return await generateInSegments(pinned, options, { ...settings, api, context, onRunning });
       }
       const { requestOptions, waitOptions, maxJobAttempts, onRunProgress, onUploadProgress } = settings;
       const { output } = options;
       const one = { ...requestOptions, ...waitOptions, maxJobAttempts, onUploadProgress, output };
-      const { video, path, bytes } = await generate(api, pinned, one);
+      const { video, path, bytes } = await generate(api, context, pinned, one);
       onRunProgress?.({ phase: 'done', fraction: 1, segments: [{ index: 0, status: 'downloaded', progress: 100, jobId: video.id }] });
       return { path, bytes, durationSeconds, segments: [video] };
     });
@@ -150,24 +151,25 @@ export async function generateLong(
 }
 
 /** What each segment's calls take from the run's options: its create and retrieve, its wait, its download (as on `generate`). */
-function runSettings(api: Endpoints, options: GenerateLongOptions) {
+function runSettings(context: JobContext, options: GenerateLongOptions) {
   const { signal, timeout, maxRetries } = options;
-  const maxJobAttempts = deprecatedOption(options, 'maxSegmentAttempts', 'maxJobAttempts', api.logger) ?? DEFAULT_JOB_ATTEMPTS;
+  const maxJobAttempts = deprecatedOption(options, 'maxSegmentAttempts', 'maxJobAttempts', context.logger) ?? DEFAULT_JOB_ATTEMPTS;
   return {
-    onRunProgress: deprecatedOption(options, 'onProgress', 'onRunProgress', api.logger),
-    maxSegmentSeconds: options.maxSegmentSeconds ?? api.limits.maxAudioSeconds,
+    onRunProgress: deprecatedOption(options, 'onProgress', 'onRunProgress', context.logger),
+    maxSegmentSeconds: options.maxSegmentSeconds ?? context.limits.maxAudioSeconds,
     requestOptions: { timeout, maxRetries, maxRetryDelay: options.maxRetryDelay, headers: options.headers, signal },
     onUploadProgress: options.onUploadProgress,
     waitOptions: { pollInterval: options.pollInterval, maxPollInterval: options.maxPollInterval, waitTimeout: options.waitTimeout },
     downloadOptions: { signal, timeout, maxRetries },
     maxJobAttempts,
-    width: workWidth(options.concurrency, api.limiter),
+    width: workWidth(options.concurrency, context.limiter),
   };
 }
 
 /** What every segment job of one long run shares. */
 interface LongRun extends WorkFolder, ReturnType<typeof runSettings> {
   api: Endpoints;
+  context: JobContext;
   onRunning: JobRun['onRunning'];
   /** Live progress (0 to 90) of the segments whose job runs, by index. */
   live: Map<number, number>;
@@ -261,6 +263,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
       },
       {
         api: run.api,
+        context: run.context,
         maxJobAttempts: run.maxJobAttempts,
         create: { timeout, maxRetryDelay, headers, onUploadProgress: run.onUploadProgress },
         signal,
@@ -281,7 +284,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
 async function saveSegment(run: LongRun, segment: SegmentRecord, video: Video): Promise<Video> {
   const file = join(run.workDir, 'video', `segment-${String(segment.index).padStart(3, '0')}.mp4`);
   await mkdir(dirname(file), { recursive: true });
-  const saved = await downloadVideo(run.api, video, file, run.downloadOptions);
+  const saved = await downloadVideo(run.api, run.context, video, file, run.downloadOptions);
   Object.assign(segment, { status: 'downloaded', video: relative(run.workDir, file), bytes: saved.bytes });
   await run.writer.save();
   run.live.delete(segment.index);
