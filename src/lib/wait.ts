@@ -1,4 +1,5 @@
 import { APIError, APIUserAbortError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
+import { abortError } from '../internal/abort.js';
 import { isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
@@ -209,7 +210,7 @@ class Wait {
   interrupted(error: unknown): never {
     const { signal } = this.options;
     if (signal?.aborted) {
-      throw error instanceof APIUserAbortError ? error : new APIUserAbortError('Wait was aborted.', { cause: signal.reason });
+      throw error instanceof APIUserAbortError ? error : abortError(signal, 'Wait');
     }
     if (this.controller.signal.aborted) throw this.timedOut();
     throw error;

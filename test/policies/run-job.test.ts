@@ -75,7 +75,7 @@ const run = (api: Endpoints, extra: Partial<JobRun> = {}): JobRun => ({
   maxJobAttempts: 3,
   create: { maxRetryDelay: 60_000 },
   signal: undefined,
-  aborted: 'aborted',
+  aborted: 'The run',
   ...extra,
 });
 
