@@ -12,7 +12,12 @@ import { useCleanup } from '../helpers/fixture.js';
 
 const closers = useCleanup();
 
-const complete = (n: number): BatchItemResult => ({ key: `item-${n}`, status: 'complete', videoId: `vid_${n}`, path: `/out/item-${n}.mp4` });
+const complete = (n: number): BatchItemResult => ({
+  key: `item-${n}`,
+  status: 'complete',
+  videoId: `vid_${n}`,
+  path: `/out/item-${n}.mp4`,
+});
 
 it('a write that fails part-way leaves the old report whole, and no temporary file beside it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'avatar-report-'));
