@@ -27,11 +27,14 @@ export async function importSharedDeclarations(outDir: string): Promise<void> {
   }
 }
 
-/** `text` with each unexported declaration that `main` also declares (the same text) replaced by an import of it. */
+/**
+ * `text` with each declaration that `main` also declares (the same text) replaced by an import of it: an entry that
+ * exports one too (`MediaLimits`) then exports the main entry's, through its export list.
+ */
 export function shareWithMain(text: string, main: Map<string, string>): string {
   const own = topLevel(text);
   const exported = exportedNames(text);
-  const shared = [...own].filter(([name]) => !exported.has(name) && main.has(name));
+  const shared = [...own].filter(([name]) => main.has(name));
   for (const [name, declaration] of shared) {
     if (main.get(name) !== declaration) throw new Error(`${name} differs from the main entry's declaration of it`);
   }
@@ -42,8 +45,8 @@ export function shareWithMain(text: string, main: Map<string, string>): string {
     .filter((statement) => !names.has(declaredName(statement) ?? ''))
     .map((statement) => text.slice(statement.getFullStart(), statement.getEnd()))
     .join('');
-  // Only what the rest still names: a copy may have been there only for another copy.
-  const used = [...names].filter((name) => new RegExp(`\\b${name}\\b`).test(kept)).sort();
+  // Only what the rest still names or exports: a copy may have been there only for another copy.
+  const used = [...names].filter((name) => exported.has(name) || new RegExp(`\\b${name}\\b`).test(kept)).sort();
   return `${used.length > 0 ? `import { ${used.join(', ')} } from '${MAIN}';\n` : ''}${kept}\n`;
 }
 

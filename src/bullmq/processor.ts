@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   type GenerateOptions,
@@ -9,6 +8,7 @@ import {
   type WaitOptions,
 } from 'avatar-video';
 import type { Job, Queue } from 'bullmq';
+import { savedSize } from '../internal/atomic-file.js';
 import { keyProblem } from '../lib/batch/key.js';
 import { QueueRateLimitError } from './errors.js';
 import type { VideoJobData } from './job.js';
@@ -110,12 +110,6 @@ function createParams(data: VideoJobData): VideoCreateParams {
 function withoutVideoId(data: VideoJobData): VideoJobData {
   const { videoId: _ended, ...rest } = data;
   return rest;
-}
-
-/** Size of the file at `path`, if there is one: the download renames a file into place only once it is whole. */
-async function savedSize(path: string): Promise<number | undefined> {
-  const info = await stat(path).catch(() => undefined);
-  return info?.isFile() ? info.size : undefined;
 }
 
 /**

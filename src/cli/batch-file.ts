@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CsvError, parse } from 'csv-parse';
 import type { BatchItem, BatchItemResult } from '../index.js';
+import { writeFileAtomic } from '../internal/atomic-file.js';
 import { shorten } from '../internal/shorten.js';
 import { MEDIA_FLAGS } from './flags.js';
 import { fileProblem, type Problem, UsageError, unreadable } from './usage-error.js';
@@ -134,17 +134,17 @@ function toItem(fields: Record<string, unknown>, base: string, where: string): B
 /** A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
 const csvField = (value: string | undefined = '') => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
 
-/** Write one row per item: key, status, video id, path, error code and message, and a long item's segment jobs (`;` between). */
+/**
+ * Write one row per item: key, status, video id, path, error code and message, and a long item's segment jobs (`;`
+ * between). Saved as every file the SDK writes (`writeFileAtomic`): a failure or a crash leaves the old report whole.
+ */
 export async function writeReport(path: string, results: BatchItemResult[]): Promise<void> {
-  const file = await open(path, 'w');
-  try {
-    await file.write('key,status,video_id,path,error_code,error_message,segment_ids\n');
+  await writeFileAtomic(path, async (file) => {
+    await file.write(Buffer.from('key,status,video_id,path,error_code,error_message,segment_ids\n'));
     const rows = results.map((r) =>
       [r.key, r.status, r.videoId, r.path, r.error?.code, r.error?.message, r.segmentVideoIds?.join(';')].map(csvField).join(','),
     );
     // In slices, so that a report of many thousand rows is not one huge string.
-    for (let i = 0; i < rows.length; i += 1_000) await file.write(`${rows.slice(i, i + 1_000).join('\n')}\n`);
-  } finally {
-    await file.close();
-  }
+    for (let i = 0; i < rows.length; i += 1_000) await file.write(Buffer.from(`${rows.slice(i, i + 1_000).join('\n')}\n`));
+  });
 }

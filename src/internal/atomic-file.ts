@@ -215,6 +215,11 @@ function processAlive(pid: number): boolean {
 
 /** Whether a file saved earlier is there whole: a file of exactly the size recorded when it was saved. */
 export async function isSavedWhole(path: string, bytes: number | null | undefined): Promise<boolean> {
+  return bytes != null && (await savedSize(path)) === bytes;
+}
+
+/** The size of the file at `path`, if there is one: where only saves write, a file there is whole (renamed in whole). */
+export async function savedSize(path: string): Promise<number | undefined> {
   const info = await stat(path).catch(() => undefined);
-  return bytes != null && info?.isFile() === true && info.size === bytes;
+  return info?.isFile() ? info.size : undefined;
 }

@@ -1,4 +1,4 @@
-import { APIUserAbortError } from '../errors.js';
+import { abortError } from './abort.js';
 import {
   allowedConcurrency,
   type ConcurrencyBounds,
@@ -150,7 +150,7 @@ export class ConcurrencyLimiter {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#waiters = this.#waiters.filter((other) => other !== grant);
-        reject(new APIUserAbortError('Aborted while waiting for a job slot.', { cause: signal?.reason }));
+        reject(abortError(signal, 'The wait for a job slot'));
       };
       const grant = (release: Release) => {
         signal?.removeEventListener('abort', onAbort);

@@ -1,3 +1,4 @@
+import { abortError } from './abort.js';
 import { header, type RawHeaders } from './headers.js';
 import {
   type Attempt,
@@ -9,7 +10,6 @@ import {
   MAX_ERROR_BYTES,
   type RequestBody,
   type SentResponse,
-  userAbort,
 } from './http-client.js';
 
 // The HTTP seam over a fetch function: the runtime's own (Bun, Deno, Workers, browsers) or one the user passes (an
@@ -229,7 +229,7 @@ export class FetchClient implements HttpClient {
   }
 
   async exchange(attempt: Attempt): Promise<BufferedResponse> {
-    if (attempt.signal?.aborted) throw userAbort(attempt.signal);
+    if (attempt.signal?.aborted) throw abortError(attempt.signal, 'Request');
     const sent = new FetchExchange(attempt, this.#secret);
     try {
       const response = await this.#fetch(sent.url, sent.init());
@@ -247,7 +247,7 @@ export class FetchClient implements HttpClient {
   }
 
   async send(attempt: Attempt): Promise<SentResponse> {
-    if (attempt.signal?.aborted) throw userAbort(attempt.signal);
+    if (attempt.signal?.aborted) throw abortError(attempt.signal, 'Request');
     const sent = new FetchExchange(attempt, this.#secret);
     let response: Response;
     try {

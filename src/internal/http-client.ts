@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, type ErrorOrigin } from '../errors.js';
+import { abortError } from './abort.js';
 import { describeServer, diagnose, NOT_CONNECTED } from './connection-problem.js';
 import { header, type RawHeaders } from './headers.js';
 import { scrub } from './redact.js';
@@ -86,8 +87,6 @@ export interface HttpClient {
 export const MAX_JSON_BYTES = 8 << 20;
 export const MAX_ERROR_BYTES = 64 << 10;
 const TIMED_OUT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-export const userAbort = (signal: AbortSignal) => new APIUserAbortError('Request was aborted.', { cause: signal.reason });
 
 /** The error code of a failure or of its causes (undici and fetch wrap socket errors). */
 export function errorCode(error: unknown): string | undefined {
@@ -200,7 +199,7 @@ export class AttemptGuard {
   fail(error: unknown, seen: { code: string | undefined; stalled: boolean; proxy?: URL | undefined }): Error {
     if (error instanceof APIUserAbortError || error instanceof APIConnectionError) return error;
     const { signal } = this.attempt;
-    if (signal?.aborted && !this.#committed && !this.#timedOut && !seen.stalled) return userAbort(signal);
+    if (signal?.aborted && !this.#committed && !this.#timedOut && !seen.stalled) return abortError(signal, 'Request');
     return connectionError({ error, attempt: this.attempt, secret: this.#secret, timedOut: this.#timedOut, ...seen });
   }
 }

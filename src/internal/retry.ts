@@ -1,4 +1,5 @@
 import { APIConnectionError, type APIError, APIUserAbortError, AvatarVideoError, type ConnectionProblem } from '../errors.js';
+import { abortError } from './abort.js';
 import { sleep } from './sleep.js';
 
 // The request retry policy: what a failed request may repeat, and the delays (request retries, the wait's backoff
@@ -100,7 +101,7 @@ export async function withRetries<R>(kind: RequestKind, settings: RetrySettings,
       return await attempt(retry + 1);
     } catch (error) {
       if (settings.signal?.aborted && !(error instanceof AvatarVideoError)) {
-        throw new APIUserAbortError('Request was aborted.', { cause: settings.signal.reason });
+        throw abortError(settings.signal, 'Request');
       }
       if (retry >= settings.maxRetries || !isRetryable(kind, error)) throw error;
       const hint = (error as { headers?: Record<string, string> }).headers?.['retry-after'];

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
+import { abortError } from './abort.js';
 import { proxyOf } from './connection-problem.js';
 import type { RawHeaders } from './headers.js';
 import {
@@ -14,7 +15,6 @@ import {
   MAX_ERROR_BYTES,
   type RequestBody,
   type SentResponse,
-  userAbort,
 } from './http-client.js';
 import { lazyRequire } from './lazy.js';
 
@@ -111,7 +111,7 @@ class Exchange implements SentResponse {
 
 /** Send one request whose body the caller streams; the timeout bounds the headers, then each idle gap in the body. */
 function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<SentResponse> {
-  if (attempt.signal?.aborted) return Promise.reject(userAbort(attempt.signal));
+  if (attempt.signal?.aborted) return Promise.reject(abortError(attempt.signal, 'Request'));
   return new Promise((resolve, reject) => {
     // A stop answers at once, even while undici still has the request queued for a connection.
     const fail = (error: Error) => {
@@ -140,7 +140,7 @@ function send(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise
  * Readable that `request` builds for a body cost a fifth of a poll's CPU (bench/poll.ts).
  */
 function exchange(dispatcher: Dispatcher, attempt: Attempt, secret: string): Promise<BufferedResponse> {
-  if (attempt.signal?.aborted) return Promise.reject(userAbort(attempt.signal));
+  if (attempt.signal?.aborted) return Promise.reject(abortError(attempt.signal, 'Request'));
   return new Promise((resolve, reject) => {
     let [status, headers, body] = [0, {} as RawHeaders, Gathered.of(200)];
     let controller: Dispatcher.DispatchController | undefined;

@@ -1,12 +1,12 @@
-import { APIUserAbortError } from '../errors.js';
+import { abortError } from './abort.js';
 
-/** Wait `ms`, or reject with APIUserAbortError (saying `abortMessage`) as soon as `signal` fires. */
-export function sleep(ms: number, signal?: AbortSignal, abortMessage = 'Request was aborted.'): Promise<void> {
+/** Wait `ms`, or reject with APIUserAbortError (saying `what` was aborted) as soon as `signal` fires. */
+export function sleep(ms: number, signal?: AbortSignal, what = 'Request'): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError(abortMessage, { cause: signal.reason }));
+    if (signal?.aborted) return reject(abortError(signal, what));
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new APIUserAbortError(abortMessage, { cause: signal?.reason }));
+      reject(abortError(signal, what));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

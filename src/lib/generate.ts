@@ -147,7 +147,7 @@ async function makeVideo(
     maxJobAttempts,
     create: { timeout, maxRetryDelay, headers, validate, onUploadProgress },
     signal,
-    aborted: 'The call was aborted.',
+    aborted: 'The call',
     onThrottled,
   };
   try {

@@ -1,4 +1,5 @@
-import { APIUserAbortError, RateLimitError, type VideoCancelledError, type VideoFailedError } from '../errors.js';
+import { RateLimitError, type VideoCancelledError, type VideoFailedError } from '../errors.js';
+import { abortError } from '../internal/abort.js';
 import type { ConcurrencyLimiter, JobPlace } from '../internal/concurrency-limiter.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
@@ -41,7 +42,7 @@ export interface JobRun {
   signal: AbortSignal | undefined;
   /** Stops a wait for a place (the caller's pool has failed), not a job already made. */
   stop?: AbortSignal | undefined;
-  /** Message of the APIUserAbortError when `signal` fires between jobs. */
+  /** What the APIUserAbortError says was aborted when `signal` fires between jobs (`abortError`'s `what`). */
   aborted: string;
   /** Awaited on each create answered 429, before any wait: what it throws ends the run as thrown, no job made. */
   onThrottled?: ((retryAfterMs: number | undefined) => void | Promise<void>) | undefined;
@@ -63,7 +64,7 @@ export async function runJob(plan: JobPlan, run: JobRun): Promise<Video> {
   const state: RunState = { jobId: plan.resume, upload: undefined, refused: 0 };
   try {
     for (;;) {
-      if (run.signal?.aborted) throw new APIUserAbortError(run.aborted, { cause: run.signal.reason });
+      if (run.signal?.aborted) throw abortError(run.signal, run.aborted);
       const started = performance.now();
       try {
         const job = (place?: JobPlace) => makeOnce(plan, run, state, place);

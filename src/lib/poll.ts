@@ -8,7 +8,7 @@ import type { RequestOptions } from '../internal/request-options.js';
 import type { Video } from '../schemas.js';
 import type { Endpoints } from './endpoints.js';
 import { pollHint, startWait, stepWait, type WaitState } from './poll-schedule.js';
-import { isSettled, scheduleOf, WAIT_CLOCK, type WaitClock, type WaitOptions } from './wait.js';
+import { isSettled, scheduleOf, type WaitOptions } from './wait.js';
 
 /** Options of `videos.poll`: the request's, and the schedule's (pass the same ones at every step). */
 export interface PollOptions extends RequestOptions, Pick<WaitOptions, 'pollInterval' | 'maxPollInterval'> {}
@@ -65,9 +65,6 @@ function isWhole(s: Record<string, unknown>): boolean {
   );
 }
 
-/** A wait's clock for steps in different processes: the wall clock, not `performance.now()` (which starts at each process's start). */
-const wallClock: Pick<WaitClock, 'now' | 'random'> = { now: () => Date.now(), random: Math.random };
-
 /** @internal The engine of `videos.poll`: one retrieve, then the plan `waitForCompletion` would make. */
 export async function pollVideo(
   api: Pick<Endpoints, 'retrieve'>,
@@ -76,17 +73,17 @@ export async function pollVideo(
   options: PollOptions,
 ): Promise<PollResult> {
   const { pollInterval, maxPollInterval, ...request } = options;
-  const clock = (options as { [WAIT_CLOCK]?: WaitClock })[WAIT_CLOCK] ?? wallClock;
-  const known = previous === undefined ? { wait: startWait(clock.now()), polls: 0 } : readState(previous, id);
-  const sentAt = clock.now();
+  // The wall clock, not `performance.now()` (which starts at each process's start): the steps run in different processes.
+  const known = previous === undefined ? { wait: startWait(Date.now()), polls: 0 } : readState(previous, id);
+  const sentAt = Date.now();
   const answer = await api.retrieve(id, request);
   const video = answer.data;
   const polls = known.polls + 1;
   if (isSettled(video)) return { video, done: true, nextPollAfterMs: undefined, state: writeState(id, known.wait, polls) };
   // The server looked at the job somewhere between sending and answering.
-  const seen = { at: (sentAt + clock.now()) / 2, progress: video.progress };
+  const seen = { at: (sentAt + Date.now()) / 2, progress: video.progress };
   const schedule = scheduleOf({ pollInterval, maxPollInterval });
-  const { state, plan } = stepWait(known.wait, seen, clock.now(), pollHint(answer.headers), schedule, clock.random);
+  const { state, plan } = stepWait(known.wait, seen, Date.now(), pollHint(answer.headers), schedule);
   return { video, done: false, nextPollAfterMs: plan.delay, state: writeState(id, state, polls) };
 }
 

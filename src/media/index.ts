@@ -1,7 +1,7 @@
 /**
  * `avatar-video/media`: the SDK's local media helpers, usable without a client: read a file's format and length
  * (`probeMedia`), check create parameters against the service's limits before paying for a job
- * (`validateCreateParams`, `LIMITS`), split long audio at quiet points (`splitAudio`) and join MP4 segments without
+ * (`validateCreateParams`, `LIMITS`, `MediaLimits`), split long audio at quiet points (`splitAudio`) and join MP4 segments without
  * re-encoding (`joinVideos`).
  *
  *   import { probeMedia, validateCreateParams } from 'avatar-video/media';
@@ -14,4 +14,10 @@ export { type JoinVideosOptions, type JoinVideosResult, joinVideos } from '../li
 export { type AudioSegment, type SplitAudioOptions, type SplitAudioResult, splitAudio } from '../lib/long/split-audio.js';
 export { type ProbeOptions, probeMedia } from '../lib/media/probe.js';
 export type { MediaFormat, MediaInfo } from '../lib/media/types.js';
-export { LIMITS, type ValidatedCreate, type ValidateOptions, validateCreateParams } from '../lib/media/validate.js';
+export {
+  LIMITS,
+  type MediaLimits,
+  type ValidatedCreate,
+  type ValidateOptions,
+  validateCreateParams,
+} from '../lib/media/validate.js';

@@ -46,6 +46,7 @@ const MEDIA_NAMES = [
   'LIMITS',
   'MediaFormat',
   'MediaInfo',
+  'MediaLimits',
   'ProbeOptions',
   'SplitAudioOptions',
   'SplitAudioResult',
@@ -56,6 +57,9 @@ const MEDIA_NAMES = [
   'splitAudio',
   'validateCreateParams',
 ];
+
+/** Names on both entries: `MediaLimits`, the client's `limits` and validateCreateParams' options (docs/options.md). */
+const SHARED_WITH_MEDIA = ['MediaLimits'];
 
 /** In a child process of the consumer, as a user's code loads it: the declared names it lacks and the ones it adds. */
 const COMPARE = `
@@ -100,10 +104,14 @@ describe('the web entry', () => {
 });
 
 describe('the main entry', () => {
-  it(`exports at most ${MAIN_ENTRY_BUDGET} names, none of avatar-video/media's, and QueueRateLimitError only from avatar-video/bullmq`, () => {
+  it(`exports at most ${MAIN_ENTRY_BUDGET} names, of avatar-video/media's only the type both name, and QueueRateLimitError only from avatar-video/bullmq`, async () => {
     const main = declaredNames(join(pkg, 'dist/index.d.ts'));
     expect(declaredNames(join(pkg, 'dist/media/index.d.ts'))).toEqual(MEDIA_NAMES);
-    expect(main.filter((name) => MEDIA_NAMES.includes(name) || name === 'QueueRateLimitError')).toEqual([]);
+    expect(main.filter((name) => MEDIA_NAMES.includes(name) || name === 'QueueRateLimitError')).toEqual(SHARED_WITH_MEDIA);
+    // The one type both give out is declared once, by the main entry: avatar-video/media exports it from there.
+    const media = await readFile(join(pkg, 'dist/media/index.d.ts'), 'utf8');
+    expect(media).toMatch(/^import \{[^}]*\bMediaLimits\b[^}]*\} from 'avatar-video';$/m);
+    expect(media).not.toMatch(/\binterface MediaLimits\b/);
     expect(declaredNames(join(pkg, 'dist/bullmq/index.d.ts'))).toContain('QueueRateLimitError');
     expect(main).toContain('AvatarVideo');
     expect(main.length).toBeLessThanOrEqual(MAIN_ENTRY_BUDGET);

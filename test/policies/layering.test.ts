@@ -92,6 +92,7 @@ const SHARED = ['errors.ts', 'schemas.ts', 'pagination.ts', 'uploads.ts', 'versi
 const CLI_ENTRIES = ['index.ts', 'media/index.ts'];
 /** One rule each that the CLI shares with the library rather than copying (docs/architecture.md names them). */
 const CLI_HELPERS = [
+  'internal/atomic-file.ts',
   'internal/lazy.ts',
   'internal/loopback.ts',
   'internal/output-path.ts',

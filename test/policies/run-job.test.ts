@@ -79,7 +79,7 @@ const run = ({ api, context }: { api: Endpoints; context: JobContext }, extra: P
   maxJobAttempts: 3,
   create: { maxRetryDelay: 60_000 },
   signal: undefined,
-  aborted: 'aborted',
+  aborted: 'The run',
   ...extra,
 });
 

@@ -12,6 +12,7 @@ import {
   LIMITS,
   type MediaFormat,
   type MediaInfo,
+  type MediaLimits,
   type ProbeOptions,
   probeMedia,
   type SplitAudioOptions,
@@ -49,3 +50,7 @@ validateCreateParams({ audio_reference: 'talk.wav' });
 joinVideos([new Uint8Array(8)], 'joined.mp4');
 // ValidateOptions is MediaLimits (the client's `limits`) under its old name: one type, either way round.
 export const limitsAsValidate: ValidateOptions = {} as import('avatar-video').MediaLimits;
+// avatar-video/media's MediaLimits is the main entry's: the options of validateCreateParams, the client's `limits`.
+export const mediaLimits: MediaLimits = { maxAudioSeconds: 300 };
+export const clientLimits: import('avatar-video').ClientOptions['limits'] = mediaLimits;
+export const validatedWithLimits: Promise<ValidatedCreate> = validateCreateParams(params, mediaLimits);

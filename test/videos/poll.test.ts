@@ -1,47 +1,49 @@
-import { describe, expect, it } from 'vitest';
-import { AvatarVideo, InvalidArgumentError, type PollState, type WaitOptions } from '../../src/index.js';
-import { WAIT_CLOCK, type WaitClock } from '../../src/lib/wait.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { AvatarVideo, InvalidArgumentError, type PollState } from '../../src/index.js';
 import { startMockServer } from '../../src/testing/index.js';
+import { type FakeTime, fakeTime } from '../helpers/fake-time.js';
 import { useCleanup } from '../helpers/fixture.js';
-import { virtualClock } from '../helpers/virtual-clock.js';
 
 const closers = useCleanup();
 
 /** A job's progress at `elapsed` ms, forced on the mock; undefined leaves the mock's own (linear) progress. */
 type Timing = (elapsed: number) => number | null | undefined;
 
+let time: FakeTime;
+beforeEach(async () => {
+  time = await fakeTime();
+});
+
 /**
- * A mock job of `ms` on a manual clock, with its progress set by `timing`, and a virtual wait clock: each sleep
- * moves both clocks and sets the progress for the next poll.
+ * A mock job of `ms` on the mock's real clock, which is the faked Date, with its progress set by `timing` at each
+ * poll: as the mock reads the job to answer, `timing` of the fake time since the create is forced on it.
  */
 async function timedJob(ms: number, timing: Timing, pollAfterMs: number | null = null) {
-  const server = await startMockServer({ clock: 'manual', processingMs: ms, pollAfterMs });
+  const server = await startMockServer({ processingMs: ms, pollAfterMs });
   const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, logLevel: 'off' });
   closers.push(() => client.close(), server.close);
   const { id } = server.state.createVideo({ model: 'service-avatar-x', generation_mode: 'image_to_video', aspect_ratio: '16:9' });
-  const force = () => {
-    const progress = timing(now());
+  const createdAt = Date.now();
+  const read = server.state.getVideo.bind(server.state);
+  vi.spyOn(server.state, 'getVideo').mockImplementation((videoId) => {
+    const progress = timing(Date.now() - createdAt);
     if (progress !== undefined) server.setVideo(id, { progress });
-  };
-  const { clock, sleeps, now } = virtualClock((step) => {
-    server.advance(step);
-    force();
+    return read(videoId);
   });
-  force();
   const polls = () => server.requests.filter((r) => r.path === `/v1/videos/${id}`).length;
-  return { client, server, id, clock, sleeps, polls };
+  return { client, server, id, polls };
 }
 
-/** `videos.poll` until done, sleeping on `clock` as told, the state through JSON at every step. */
-async function pollUntilDone(client: AvatarVideo, id: string, clock: WaitClock) {
+/** `videos.poll` until done, sleeping on fake time as told, the state through JSON at every step. */
+async function pollUntilDone(client: AvatarVideo, id: string) {
   const delays: number[] = [];
   let state: PollState | undefined;
   for (;;) {
-    const step = await client.videos.poll(id, state, { [WAIT_CLOCK]: clock } as WaitOptions);
+    const step = await client.videos.poll(id, state);
     if (step.done) return { step, delays };
     delays.push(step.nextPollAfterMs);
     state = JSON.parse(JSON.stringify(step.state)) as PollState;
-    await clock.sleep(step.nextPollAfterMs, new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(step.nextPollAfterMs);
   }
 }
 
@@ -61,10 +63,11 @@ describe('videos.poll across processes', () => {
     ['a server hint', 3_000, linear, 700],
   ] as const)('%s: polls when and as often as waitForCompletion, the state round-tripped through JSON', async (_, ms, timing, hint) => {
     const waited = await timedJob(ms, timing, hint);
-    const video = await waited.client.videos.waitForCompletion(waited.id, { [WAIT_CLOCK]: waited.clock } as WaitOptions);
+    const video = await time.run(() => waited.client.videos.waitForCompletion(waited.id));
+    const sleeps = time.sleeps();
     const stepped = await timedJob(ms, timing, hint);
-    const { step, delays } = await pollUntilDone(stepped.client, stepped.id, stepped.clock);
-    expect(delays).toEqual(waited.sleeps);
+    const { step, delays } = await pollUntilDone(stepped.client, stepped.id);
+    expect(delays).toEqual(sleeps);
     expect(stepped.polls()).toBe(waited.polls());
     expect(step.state.polls).toBe(stepped.polls());
     expect(step).toMatchObject({ done: true, nextPollAfterMs: undefined, video: { status: 'COMPLETE', progress: video.progress } });
@@ -90,8 +93,8 @@ describe('videos.poll across processes', () => {
 
 describe('a state videos.poll cannot use', () => {
   it('is refused with InvalidArgumentError naming state, before any request: another version, damaged, another video', async () => {
-    const { client, id, polls, clock } = await timedJob(60_000, linear);
-    const { state } = await client.videos.poll(id, undefined, { [WAIT_CLOCK]: clock } as WaitOptions);
+    const { client, id, polls } = await timedJob(60_000, linear);
+    const { state } = await client.videos.poll(id);
     const refusal = (bad: unknown) =>
       client.videos.poll(id, bad as PollState).then(
         () => undefined,

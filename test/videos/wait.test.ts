@@ -14,11 +14,10 @@ import {
   WaitTimeoutError,
 } from '../../src/index.js';
 import { hintedDelay, pollHint } from '../../src/lib/poll-schedule.js';
-import { WAIT_CLOCK, type WaitClock, type WaitOptions } from '../../src/lib/wait.js';
 import { type MockServerOptions, startMockServer } from '../../src/testing/index.js';
+import { type FakeTime, fakeTime } from '../helpers/fake-time.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { json, rawServer, video } from '../helpers/raw-server.js';
-import { virtualClock } from '../helpers/virtual-clock.js';
 
 const FAST = { pollInterval: 10, maxPollInterval: 40 };
 const IMAGE = new URL('../fixtures/mock/landscape.jpg', import.meta.url);
@@ -53,18 +52,14 @@ async function until(condition: () => boolean) {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-/** The public `waitForCompletion`, on a virtual clock passed as its hidden option. */
-function waitVirtually(client: AvatarVideo, id: string, clock: WaitClock, options: WaitOptions = {}) {
-  return client.videos.waitForCompletion(id, { ...options, [WAIT_CLOCK]: clock } as WaitOptions);
-}
-
 describe('terminal states', () => {
   it('returns the COMPLETE video, reporting only changes of status or progress', async () => {
-    const { server, client, job } = await mock({ processingMs: 5_000 });
+    const time = await fakeTime();
+    // The mock's real clock, which is the faked Date: the job's time is the wait's.
+    const { client, job } = await mock({ clock: 'real', processingMs: 5_000 });
     const { id } = job();
-    const { clock } = virtualClock((ms) => server.advance(ms));
     const seen: string[] = [];
-    const video = await waitVirtually(client, id, clock, { onProgress: (v) => seen.push(`${v.status} ${v.progress}`) });
+    const video = await time.run(() => client.videos.waitForCompletion(id, { onProgress: (v) => seen.push(`${v.status} ${v.progress}`) }));
     expect(video).toMatchObject({ id, status: 'COMPLETE', progress: 100 });
     expect(seen[0]).toBe('PROCESSING 0');
     expect(seen.at(-1)).toBe('COMPLETE 100');
@@ -96,38 +91,40 @@ describe('terminal states', () => {
   });
 
   it('keeps polling an unknown status, backing off instead of looping', async () => {
+    const time = await fakeTime();
     const statuses = ['QUEUED', 'QUEUED', 'QUEUED', 'QUEUED', 'QUEUED', 'COMPLETE'];
     const { client, times } = await scripted((n) => ({ body: video('vid_1', { status: statuses[n] ?? 'COMPLETE', progress: null }) }));
-    const { clock, sleeps } = virtualClock();
-    const result = await waitVirtually(client, 'vid_1', clock, { pollInterval: 40, maxPollInterval: 1_000 });
+    const result = await time.run(() => client.videos.waitForCompletion('vid_1', { pollInterval: 40, maxPollInterval: 1_000 }));
     expect(result.status).toBe('COMPLETE');
     expect(times).toHaveLength(6);
-    // 40 ms growing by 1.5x (no jitter: the virtual clock's random() is 0).
-    expect(sleeps).toEqual([40, 60, 90, 135, 203]);
+    // 40 ms growing by 1.5x (no jitter: Math.random is 0).
+    expect(time.sleeps()).toEqual([40, 60, 90, 135, 203]);
   });
 });
 
 describe('scheduling from progress', () => {
-  /** A job of `ms` on the virtual clock, progress linear in time (or null), answered over a real socket. */
-  async function timedJob(ms: number, progress: 'linear' | 'null') {
-    const { clock, sleeps, now } = virtualClock();
+  /** A job of `ms` on fake time, progress linear in time (or null), answered over a real socket. */
+  async function timedJob(time: FakeTime, ms: number, progress: 'linear' | 'null') {
     const { client, times } = await scripted(() => {
-      const elapsed = now();
+      const elapsed = time.now();
       if (elapsed >= ms) return { body: video('vid_1', { status: 'COMPLETE', progress: 100 }) };
       return { body: video('vid_1', { progress: progress === 'null' ? null : Math.floor((elapsed / ms) * 100) }) };
     });
-    return { client, clock, sleeps, now, polls: () => times.length };
+    return { client, polls: () => times.length };
   }
 
   it('sees a job with linear progress finish within a quarter pollInterval, with a third of the polls of a 1 s poller', async () => {
-    const { client, clock, now, polls } = await timedJob(60_000, 'linear');
+    const time = await fakeTime();
+    const { client, polls } = await timedJob(time, 60_000, 'linear');
     const reports: Array<{ progress: number | null | undefined; eta: number | undefined }> = [];
-    const done = await waitVirtually(client, 'vid_1', clock, {
-      onProgress: (v, { etaSeconds }) => reports.push({ progress: v.progress, eta: etaSeconds }),
-    });
+    const done = await time.run(() =>
+      client.videos.waitForCompletion('vid_1', {
+        onProgress: (v, { etaSeconds }) => reports.push({ progress: v.progress, eta: etaSeconds }),
+      }),
+    );
     expect(done.status).toBe('COMPLETE');
-    expect(now() - 60_000).toBeGreaterThanOrEqual(0);
-    expect(now() - 60_000).toBeLessThanOrEqual(500);
+    expect(time.now() - 60_000).toBeGreaterThanOrEqual(0);
+    expect(time.now() - 60_000).toBeLessThanOrEqual(500);
     expect(polls()).toBeLessThan(60 / 3);
     // The estimate is there once progress has moved, points at the real end, and is 0 when COMPLETE.
     expect(reports[0]?.eta).toBeUndefined();
@@ -137,23 +134,25 @@ describe('scheduling from progress', () => {
   });
 
   it('backs off as before when progress is null, with no estimate', async () => {
-    const { client, clock, sleeps } = await timedJob(30_000, 'null');
+    const time = await fakeTime();
+    const { client } = await timedJob(time, 30_000, 'null');
     const etas: Array<number | undefined> = [];
-    await waitVirtually(client, 'vid_1', clock, { onProgress: (_, { etaSeconds }) => etas.push(etaSeconds) });
-    expect(sleeps).toEqual([2_000, 3_000, 4_500, 6_750, 10_000, 10_000]);
+    await time.run(() => client.videos.waitForCompletion('vid_1', { onProgress: (_, { etaSeconds }) => etas.push(etaSeconds) }));
+    expect(time.sleeps()).toEqual([2_000, 3_000, 4_500, 6_750, 10_000, 10_000]);
     expect(etas).toEqual([undefined, 0]);
   });
 });
 
 describe('deadline and abort', () => {
   it('throws WaitTimeoutError with the last video seen when the deadline passes, sleeping no further than it', async () => {
+    const time = await fakeTime();
     const { client } = await scripted(() => ({ body: video('vid_1', { progress: null }) }));
-    const { clock, sleeps, now } = virtualClock();
-    const error = await waitVirtually(client, 'vid_1', clock, { waitTimeout: 30_000 }).catch((e: unknown) => e);
+    const error = await time.run(() => client.videos.waitForCompletion('vid_1', { waitTimeout: 30_000 })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect(error).toMatchObject({ waitTimeout: 30_000, video: { id: 'vid_1', status: 'PROCESSING' } });
-    expect(now()).toBe(30_000);
-    expect(sleeps.at(-1)).toBeLessThan(10_000);
+    expect(time.now()).toBe(30_000);
+    // The last sleep, from the last poll to the deadline, was cut short of the 10 s the schedule asked.
+    expect(time.now() - (time.requests.at(-1) ?? 0)).toBeLessThan(10_000);
   });
 
   it('ends at the deadline even while a poll hangs (the poll timeout never exceeds what is left)', async () => {
@@ -212,25 +211,26 @@ describe('errors while polling', () => {
 
 describe('server poll hints', () => {
   /** A job that is PROCESSING on the first poll, answered with `headers`, and COMPLETE after. */
-  async function hinted(headers: Record<string, string>) {
+  async function hinted(time: FakeTime, headers: Record<string, string>) {
     const { client, times } = await scripted((n) => ({
       body: video('vid_1', { status: n === 0 ? 'PROCESSING' : 'COMPLETE' }),
       headers: n === 0 ? headers : {},
     }));
-    const { clock, sleeps } = virtualClock();
-    await waitVirtually(client, 'vid_1', clock);
+    await time.run(() => client.videos.waitForCompletion('vid_1'));
     expect(times).toHaveLength(2);
-    return sleeps;
+    return time.sleeps();
   }
 
   it.each(['retry-after', 'x-poll-after'])('waits as long as %s asks, longer than maxPollInterval', async (name) => {
-    expect(await hinted({ [name]: '12' })).toEqual([12_000]);
+    const time = await fakeTime();
+    expect(await hinted(time, { [name]: '12' })).toEqual([12_000]);
   });
 
   it('waits as little as the server asks, below pollInterval, but never under 50 ms', async () => {
-    expect(await hinted({ 'x-poll-after': '0.2' })).toEqual([200]);
-    expect(await hinted({ 'x-poll-after': '0' })).toEqual([50]);
-    expect(await hinted({ 'retry-after': '0' })).toEqual([50]);
+    const time = await fakeTime();
+    expect(await hinted(time, { 'x-poll-after': '0.2' })).toEqual([200]);
+    expect(await hinted(time, { 'x-poll-after': '0' })).toEqual([50]);
+    expect(await hinted(time, { 'retry-after': '0' })).toEqual([50]);
   });
 
   it('stretches hints by up to a tenth, and reads them from either header', () => {

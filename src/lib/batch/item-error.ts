@@ -7,14 +7,16 @@ import {
   VideoFailedError,
   WaitTimeoutError,
 } from '../../errors.js';
+import { abortError } from '../../internal/abort.js';
 import { isNeverRetried } from '../../internal/retry.js';
 import type { BatchItemError, BatchItemResult } from './types.js';
 
-export const BATCH_ABORTED = 'The batch was aborted.';
+/** What a batch's abort error says was aborted (`abortError`'s `what`). */
+export const BATCH = 'The batch';
 
 /** The error a batch stopped by its signal rejects with: the abort error itself, or one that says so. */
-export function abortError(error: unknown, signal: AbortSignal): APIUserAbortError {
-  return error instanceof APIUserAbortError ? error : new APIUserAbortError(BATCH_ABORTED, { cause: signal.reason });
+export function batchAborted(error: unknown, signal: AbortSignal): APIUserAbortError {
+  return error instanceof APIUserAbortError ? error : abortError(signal, BATCH);
 }
 
 /** The result of an item that failed, naming the job it made, if any. */

@@ -4,7 +4,7 @@ import { SegmentFailedError } from '../../errors.js';
 import { shorten } from '../../internal/shorten.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
-import { abortError, describeItemError, failed } from './item-error.js';
+import { batchAborted, describeItemError, failed } from './item-error.js';
 import type { BatchItemResult } from './types.js';
 
 /** Folder of `outputDir` where long items keep their segments until saved: `.work/<key>/`, found again by a rerun. */
@@ -43,7 +43,7 @@ export async function runLongItem(item: CheckedItem, path: string, ctx: ItemCont
       ctx.onRunning,
     );
   } catch (error) {
-    if (ctx.signal?.aborted) throw abortError(error, ctx.signal);
+    if (ctx.signal?.aborted) throw batchAborted(error, ctx.signal);
     return longFailure(key, workDir, error);
   }
   const segmentIds = made.segments.map((video) => video.id);

@@ -7,7 +7,7 @@ import { type JobPlan, runJob } from '../job-runner.js';
 import { type JobTrace, traceBatchItem, traceJob } from '../tracing.js';
 import type { CheckedItem } from './check.js';
 import type { ItemContext } from './context.js';
-import { abortError, BATCH_ABORTED, failed } from './item-error.js';
+import { BATCH, batchAborted, failed } from './item-error.js';
 import type { LedgerRecord } from './ledger.js';
 import { runLongItem } from './long-item.js';
 import type { BatchItemResult } from './types.js';
@@ -70,10 +70,10 @@ async function runOneJob(
     };
     const { api, context, maxJobAttempts, signal, onRunning } = ctx;
     const create = { onUploadProgress: ctx.onUploadProgress };
-    video = await runJob(plan, { api, context, maxJobAttempts, create, signal, aborted: BATCH_ABORTED, onRunning });
+    video = await runJob(plan, { api, context, maxJobAttempts, create, signal, aborted: BATCH, onRunning });
     if (job) job.outcome = video.status;
   } catch (error) {
-    if (ctx.signal?.aborted) throw abortError(error, ctx.signal);
+    if (ctx.signal?.aborted) throw batchAborted(error, ctx.signal);
     const ended = error instanceof VideoFailedError || error instanceof VideoCancelledError;
     if (job && ended) job.outcome = error.video.status;
     return failed(key, ended ? error.video.id : jobId, error, attempts);
@@ -83,7 +83,7 @@ async function runOneJob(
     await ctx.ledger.append({ key, hash, state: 'saved', jobId: video.id, path: saved.path, bytes: saved.bytes });
     return { key, status: 'complete', videoId: video.id, path: saved.path };
   } catch (error) {
-    if (ctx.signal?.aborted) throw abortError(error, ctx.signal);
+    if (ctx.signal?.aborted) throw batchAborted(error, ctx.signal);
     return failed(key, video.id, error);
   }
 }

@@ -268,7 +268,7 @@ async function runSegment(run: LongRun, segment: SegmentRecord, stop: AbortSigna
         create: { timeout, maxRetryDelay, headers, onUploadProgress: run.onUploadProgress },
         signal,
         stop,
-        aborted: 'Generation was aborted.',
+        aborted: 'Generation',
         onRunning: run.onRunning,
       },
     );

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
-import { APIUserAbortError, UploadInputError } from '../../errors.js';
+import { UploadInputError } from '../../errors.js';
+import { abortError } from '../../internal/abort.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
 import { shorten } from '../../internal/shorten.js';
 import type { LocalSource } from '../../internal/source.js';
@@ -11,7 +12,7 @@ const COPY_CHUNK = 1024 * 1024;
 export type SegmentPart = Uint8Array | { start: number; length: number };
 
 export function throwIfAborted(signal: AbortSignal | undefined, what = 'Splitting the audio'): void {
-  if (signal?.aborted) throw new APIUserAbortError(`${what} was aborted.`, { cause: signal.reason });
+  if (signal?.aborted) throw abortError(signal, what);
 }
 
 /** Write `parts` to `path` atomically (see `writeFileAtomic`): a crash or an abort never leaves a partial segment. */

@@ -24,7 +24,7 @@ export interface MediaLimits {
   maxAudioSeconds?: number | undefined;
 }
 
-/** @deprecated The same type as `MediaLimits` (of `avatar-video`), under its old name. */
+/** @deprecated The same type as `MediaLimits` (of `avatar-video` and `avatar-video/media`), under its old name. */
 export type ValidateOptions = MediaLimits;
 
 /**
