@@ -135,7 +135,7 @@ describe('experimental_generateVideo', () => {
     expect(mock.creates).toBe(1);
   });
 
-  it('makes a job FAILED for a rate limit again through the job runner, and returns the second job\'s video', async () => {
+  it("makes a job FAILED for a rate limit again through the job runner, and returns the second job's video", async () => {
     mock.enqueueOutcome({ status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'Too many jobs.' } });
     const result = await experimental_generateVideo({ model: model(), prompt: { image: IMAGE }, inputReferences: [AUDIO] });
     expect(mock.creates).toBe(2);
