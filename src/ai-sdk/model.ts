@@ -58,7 +58,11 @@ export class AvatarVideoModel implements VideoModelV4 {
     this.#client = client;
   }
 
-  /** Create the job, wait for it (the SDK's progress-aware wait) and return its checked MP4. */
+  /**
+   * Make the job through the client's job runner, as `videos.generate` does (a place under the client's
+   * `jobConcurrency`, a refused create sent again, a job FAILED for a rate limit or a service fault made again up to
+   * `maxJobAttempts`), wait for it and return its checked MP4.
+   */
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
     const { params, warnings, settings } = await this.#prepare(options);
     const client = this.#client();
@@ -67,8 +71,6 @@ export class AvatarVideoModel implements VideoModelV4 {
       waitTimeout: settings.waitTimeout,
       signal: options.abortSignal,
       headers: forwardedHeaders(options.headers),
-      // One job per video asked for: a failed job is the caller's to make again.
-      maxJobAttempts: 1,
     });
     const data = await checkedVideoBytes(client, video, options.abortSignal);
     return {

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { AvatarVideo } from '../index.js';
+import type { AvatarVideo, VideoCreateParams } from '../index.js';
 import { type CallPlan, callPlan } from './budget.js';
 import type { McpServerOptions } from './options.js';
 import { realRoots } from './paths.js';
@@ -11,6 +11,12 @@ import type { RecentJobs } from './recent-jobs.js';
 import { clean } from './results.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A job this server made: the inputs to make it again and where its MP4 goes, for wait_for_video. */
+export interface PlannedJob {
+  params: VideoCreateParams;
+  output: string;
+}
 
 /** What each tool call works with: its budget, its cancellation, its progress, the roots and the client. */
 export interface Call {
@@ -23,8 +29,8 @@ export interface Call {
   roots: () => Promise<string[]>;
   client: () => AvatarVideo;
   recent: RecentJobs;
-  /** The MP4 path generate_video chose for a job, so wait_for_video saves there too. */
-  outputs: Map<string, string>;
+  /** The jobs this server made, by id: wait_for_video saves where generate_video meant to, and makes a job again from its inputs. */
+  jobs: Map<string, PlannedJob>;
   log: (line: string) => void;
 }
 
@@ -32,7 +38,7 @@ export interface Call {
 export function callOf(
   server: McpServer,
   options: Required<McpServerOptions>,
-  outputs: Map<string, string>,
+  jobs: Map<string, PlannedJob>,
   extra: Extra,
   waitSeconds?: number,
 ): Call {
@@ -58,7 +64,7 @@ export function callOf(
     roots: () => rootsOf(server, options),
     client: options.client,
     recent: options.recent,
-    outputs,
+    jobs,
     log,
   };
 }

@@ -11,8 +11,10 @@ function jobFields(video: Video, etaSeconds: number | undefined) {
 const percent = (video: Video) => (typeof video.progress === 'number' ? ` ${Math.round(video.progress)}%` : '');
 
 /**
- * Wait for `id` within the call's plan, then save it to `output` when it is COMPLETE and a path is given. A job
- * still running at the deadline is a normal result; a cancelled call stops at once and leaves the job running.
+ * Wait for `id` by its id alone (a job this server did not make, so without the inputs to make it again, or a call
+ * with under a second to wait), then save it to `output` when it is COMPLETE and a path is given. A job still running
+ * at the deadline is a normal result; a cancelled call stops at once and leaves the job running. job.ts makes and
+ * waits for the jobs this server made.
  */
 export async function follow(call: Call, id: string, output: string | undefined): Promise<CallToolResult> {
   const client = call.client();
@@ -45,7 +47,8 @@ export async function follow(call: Call, id: string, output: string | undefined)
   return save(call, video, output);
 }
 
-function stillRunning(video: Video, eta: number | undefined): CallToolResult {
+/** A job still running when the call's wait is over: a normal result naming it and wait_for_video. */
+export function stillRunning(video: Video, eta: number | undefined): CallToolResult {
   const left = eta === undefined ? '' : `, about ${Math.ceil(eta)} s left`;
   return success(`Video ${video.id} is still ${video.status}${percent(video)}${left}: call wait_for_video with this video_id.`, {
     ...jobFields(video, eta),
@@ -59,35 +62,44 @@ function stillRunning(video: Video, eta: number | undefined): CallToolResult {
  */
 export async function save(call: Call, video: string | Video, output: string): Promise<CallToolResult> {
   const id = typeof video === 'string' ? video : video.id;
-  const complete = { video_id: id, status: 'COMPLETE', progress: 100, eta_seconds: 0 };
   const signal = AbortSignal.any([call.signal, AbortSignal.timeout(Math.max(1000, call.leftMs('callMs')))]);
   const onDownloadProgress = ({ bytes, total }: { bytes: number; total: number | undefined }) =>
     call.reporter?.update({ id, status: 'COMPLETE', percent: 100, etaSeconds: 0, saved: total ? bytes / total : 0 });
   try {
     const saved = await call.client().videos.download(video, output, { signal, onDownloadProgress });
     call.recent.note(id, 'COMPLETE (saved)');
-    return success(
-      `Saved video ${id} to ${saved.path} (${saved.bytes} bytes).`,
-      {
-        ...complete,
-        path: saved.path,
-        bytes: saved.bytes,
-        content_type: saved.contentType ?? 'video/mp4',
-        next: 'done: the MP4 is on disk at path',
-      },
-      [fileLink(saved.path, saved.bytes)],
-    );
+    return savedResult(id, saved);
   } catch (error) {
-    if (!call.signal.aborted && signal.aborted) {
-      return success(`Video ${id} is COMPLETE but saving did not finish in this call: call download_video.`, {
-        ...complete,
-        next: `call download_video with this video_id and output_path ${output}`,
-      });
-    }
+    if (!call.signal.aborted && signal.aborted) return completeButUnsaved(id, output);
     const failure = failureOf(error, id);
     // Found COMPLETE before the save: going on is another download. An id's own failure (not ready...) says its next.
     return failureResult(
       typeof video === 'string' ? failure : { ...failure, next: `the video is COMPLETE: call download_video with video_id ${id}` },
     );
   }
+}
+
+const complete = (id: string) => ({ video_id: id, status: 'COMPLETE', progress: 100, eta_seconds: 0 });
+
+/** The result of a video saved to disk: its path, size and a link to the file. */
+export function savedResult(id: string, saved: { path: string; bytes: number; contentType?: string | undefined }): CallToolResult {
+  return success(
+    `Saved video ${id} to ${saved.path} (${saved.bytes} bytes).`,
+    {
+      ...complete(id),
+      path: saved.path,
+      bytes: saved.bytes,
+      content_type: saved.contentType ?? 'video/mp4',
+      next: 'done: the MP4 is on disk at path',
+    },
+    [fileLink(saved.path, saved.bytes)],
+  );
+}
+
+/** A COMPLETE video whose save did not finish within the call: download_video goes on. */
+export function completeButUnsaved(id: string, output: string): CallToolResult {
+  return success(`Video ${id} is COMPLETE but saving did not finish in this call: call download_video.`, {
+    ...complete(id),
+    next: `call download_video with this video_id and output_path ${output}`,
+  });
 }

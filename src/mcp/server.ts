@@ -17,7 +17,7 @@ const INSTRUCTIONS = [
   'never returned inline. Every call ends within its time budget, so long jobs take several wait_for_video calls.',
 ].join(' ');
 
-/** The SDK's `McpServer` with the seven tools registered (tools.ts), for any transport. */
+/** The SDK's `McpServer` with the seven tools registered (tools.ts, one module each under tools/), for any transport. */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: 'avatar-video', title: 'Avatar video', version: VERSION },

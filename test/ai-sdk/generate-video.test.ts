@@ -135,6 +135,17 @@ describe('experimental_generateVideo', () => {
     expect(mock.creates).toBe(1);
   });
 
+  it("makes a job FAILED for a rate limit again through the job runner, and returns the second job's video", async () => {
+    mock.enqueueOutcome({ status: 'FAILED', error: { code: 'rate_limit_exceeded', message: 'Too many jobs.' } });
+    const result = await experimental_generateVideo({ model: model(), prompt: { image: IMAGE }, inputReferences: [AUDIO] });
+    expect(mock.creates).toBe(2);
+    const [second, first] = mock.state.listVideos();
+    expect(first?.status).toBe('FAILED');
+    expect(second?.status).toBe('COMPLETE');
+    expect(result.providerMetadata.avatarVideo).toMatchObject({ videoId: second?.id });
+    expect(await ffprobeStreams(result.video.uint8Array)).toContain('video');
+  });
+
   it('refuses an 89 s audio locally with MediaValidationError: no create', async () => {
     const error = await experimental_generateVideo({ model: model(), prompt: { image: IMAGE }, inputReferences: [wav(89)] }).catch(
       (e: unknown) => e,

@@ -1,24 +1,19 @@
 /**
  * `avatar-video mcp --http` as built and installed, spoken to by the MCP SDK's own client over Streamable HTTP, on
  * real loopback sockets, against a mock this test starts: the tools, progress over SSE, and the DNS-rebinding checks
- * (a foreign Origin, a non-loopback Host). The tools' behaviours themselves are tested over stdio (mcp.test.ts).
+ * (a foreign Origin, a non-loopback Host). The tools' behaviours themselves are tested over stdio (mcp.test.ts), the
+ * sessions' idle expiry in process (test/mcp/http-sessions.test.ts).
  */
-
 import { copyFile, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AvatarVideo } from '../../src/index.js';
-import { startHttp } from '../../src/mcp/http.js';
-import { RecentJobs } from '../../src/mcp/recent-jobs.js';
-import { rootsFromEnvironment } from '../../src/mcp/roots.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { builtPackage } from '../helpers/built.js';
 import { spawnCli } from '../helpers/cli.js';
@@ -158,111 +153,6 @@ describe('mcp --http: sessions', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(answer.status).toBe(404);
-  });
-});
-
-/** One JSON-RPC POST to `url` (in `session` when given): its status, session header and body (JSON or SSE). */
-function rawPost(url: string, message: object, session?: string): Promise<{ status: number; session?: string; body: string }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  if (session) headers['mcp-session-id'] = session;
-  return new Promise((resolve, reject) => {
-    const sent = request(new URL(url), { method: 'POST', headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => {
-        const id = res.headers['mcp-session-id'];
-        resolve({ status: res.statusCode ?? 0, body: text, ...(typeof id === 'string' ? { session: id } : {}) });
-      });
-    });
-    sent.on('error', reject);
-    sent.end(JSON.stringify({ jsonrpc: '2.0', ...message }));
-  });
-}
-
-// The server in this process, to give it an idle time of a fraction of a second through startHttp's option (the
-// command keeps the 30 minutes); its clients still talk to it over loopback sockets.
-describe('mcp --http: idle sessions expire, live ones do not', () => {
-  const IDLE_MS = 400;
-  let url: string;
-  const logged: string[] = [];
-  /** The process's job list, counting the servers listening to it. */
-  const recent = new (class extends RecentJobs {
-    listening = 0;
-    override onChange(listener: () => void): () => void {
-      this.listening += 1;
-      const stop = super.onChange(listener);
-      return () => {
-        this.listening -= 1;
-        return stop();
-      };
-    }
-  })();
-
-  beforeAll(async () => {
-    const sdk = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL });
-    const started = await startHttp({
-      client: () => sdk,
-      roots: rootsFromEnvironment({}, work),
-      maxWaitSeconds: 55,
-      log: (line) => logged.push(line),
-      port: 0,
-      sessionIdleMs: IDLE_MS,
-      recent,
-    });
-    url = started.url;
-    closers.push(started.close, () => sdk.close());
-  });
-
-  async function rawSession(): Promise<string> {
-    const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } };
-    const opened = await rawPost(url, { id: 1, method: 'initialize', params });
-    expect(opened.status).toBe(200);
-    const session = opened.session ?? '';
-    expect((await rawPost(url, { method: 'notifications/initialized' }, session)).status).toBe(202);
-    return session;
-  }
-
-  it('a client that left without DELETE loses its session after the idle time: 404, and a line on the log', async () => {
-    const session = await rawSession();
-    expect((await rawPost(url, { id: 2, method: 'ping' }, session)).status).toBe(200);
-    await sleep(IDLE_MS * 3);
-    const gone = await rawPost(url, { id: 3, method: 'ping' }, session);
-    expect(gone.status).toBe(404);
-    expect(gone.body).toMatch(/expired/);
-    expect(logged.join('\n')).toContain(`closed session ${session}`);
-  });
-
-  it("a server closed with its session, or made for a request that opened none, stops listening to the process's job list", async () => {
-    const before = recent.listening;
-    expect((await rawPost(url, { id: 1, method: 'ping' })).status).toBe(400);
-    expect(recent.listening).toBe(before);
-    const session = await rawSession();
-    expect(recent.listening).toBe(before + 1);
-    await sleep(IDLE_MS * 3);
-    expect((await rawPost(url, { id: 2, method: 'ping' }, session)).status).toBe(404);
-    expect(recent.listening).toBe(before);
-  });
-
-  it('a call answered for longer than the idle time is not cut, nor its session', async () => {
-    const session = await rawSession();
-    const args = {
-      audio_path: join(work, 'speech.wav'),
-      image_path: join(work, 'portrait.png'),
-      output_path: join(work, 'idle.mp4'),
-      wait_seconds: 2,
-    };
-    const call = await rawPost(url, { id: 2, method: 'tools/call', params: { name: 'generate_video', arguments: args } }, session);
-    expect(call.status).toBe(200);
-    expect(call.body).toMatch(/PROCESSING/);
-    expect((await rawPost(url, { id: 3, method: 'ping' }, session)).status).toBe(200);
-  });
-
-  it('an SDK client, its GET stream open, keeps its session however long it is quiet', async () => {
-    const client = new Client({ name: 'avatar-video-test', version: '0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    closers.push(() => client.close());
-    await sleep(IDLE_MS * 3);
-    expect((await client.listTools()).tools).toHaveLength(7);
   });
 });
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const TEST = join(import.meta.dirname, '..');
 
 /** One folder per public area, one for the pure policies, one for internals that no public method can reach. */
-const AREAS = ['videos', 'media', 'mock', 'cli', 'bullmq', 'proxy', 'networks', 'ai-sdk', 'e2e', 'policies', 'internals'];
+const AREAS = ['videos', 'media', 'mock', 'cli', 'mcp', 'bullmq', 'proxy', 'networks', 'ai-sdk', 'e2e', 'policies', 'internals'];
 /** The folders whose tests may import src/internal/. */
 const MAY_IMPORT_INTERNALS = ['policies', 'internals'];
 /** Every .ts file under test/ apart from the fixtures, as a path relative to test/ with forward slashes. */
@@ -21,6 +21,9 @@ function testTree(folder = TEST): string[] {
     return entry.name.endsWith('.ts') ? [relative(TEST, path).replaceAll('\\', '/')] : [];
   });
 }
+
+/** Whether a file names a module of src/mcp/ in any string: the MCP server's tests, which sit in mcp/. */
+const reachesMcp = (file: string) => /['"`][^'"`\s]*\bsrc\/mcp\/[^'"`\s]*['"`]/.test(readFileSync(join(TEST, file), 'utf8'));
 
 /** Whether a file names a module of src/internal/ in any string: an import, a vi.mock, a child's script. */
 const reachesInternals = (file: string) => /['"`][^'"`\s]*\bsrc\/internal\/[^'"`\s]*['"`]/.test(readFileSync(join(TEST, file), 'utf8'));
@@ -39,6 +42,12 @@ describe('the layout of test/', () => {
       return !AREAS.includes(area as string) || name === undefined || deeper.length > 0;
     });
     expect(misplaced).toEqual([]);
+  });
+
+  it("keeps the MCP server's tests in mcp/; those of the built command (over stdio, HTTP, an inspector) in e2e/, which builds it", () => {
+    const outside = tests.filter((file) => file.split('/')[0] !== 'mcp' && reachesMcp(file));
+    expect(outside).toEqual([]);
+    expect(tests.filter((file) => file.startsWith('mcp/')).length).toBeGreaterThan(0);
   });
 
   it('lets only the policies (and internals/) import src/internal/, helpers included', () => {
