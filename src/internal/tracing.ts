@@ -1,8 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import diagnostics_channel from 'node:diagnostics_channel';
+import { platform } from '#platform';
 import type { ErrorOrigin } from '../errors.js';
+import type { TracingChannel } from './platform.js';
 
-// The tracing mechanism (node:diagnostics_channel) and the request channel. Payloads hold no key, no URL and no body:
+export type { TracingChannel } from './platform.js';
+
+// The tracing mechanism (node:diagnostics_channel on Node, inert on the web: the platform's) and the request channel. Payloads hold no key, no URL and no body:
 // method, path template, host, counts and ids only. With nobody subscribed, nothing is built or published. What the
 // operations around requests are (jobs, downloads, batch items) is lib/tracing.ts's to say.
 
@@ -28,7 +30,12 @@ export interface RequestTrace {
   job?: object | undefined;
 }
 
-const requests = diagnostics_channel.tracingChannel<string, RequestTrace>('avatar-video:request');
+/** The runtime's tracing channel `name`: node:diagnostics_channel's on Node, one nobody can subscribe to on the web. */
+export function tracingChannel<P extends object>(name: string): TracingChannel<P> {
+  return platform.tracingChannel<P>(name);
+}
+
+const requests = tracingChannel<RequestTrace>('avatar-video:request');
 
 /** Whether anyone listens to requests: an operation around them is then worth tracing too, for them to point at. */
 export function requestsTraced(): boolean {
@@ -40,7 +47,7 @@ export function requestsTraced(): boolean {
  * would add it as `result`): an answer may hold addresses, and the payload holds only what is documented.
  */
 export async function traced<T, P extends object>(
-  channel: diagnostics_channel.TracingChannel<string, P>,
+  channel: TracingChannel<P>,
   trace: P,
   call: () => Promise<T>,
 ): Promise<T> {
@@ -52,7 +59,7 @@ export async function traced<T, P extends object>(
 }
 
 /** The traced operation around the current call, for its requests (and whatever else lib/ traces) to point at. */
-const current = new AsyncLocalStorage<object>();
+const current = platform.operationScope();
 
 /** Run `call` inside the operation `scope`. */
 export function inScope<T>(scope: object, call: () => T): T {

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { APIUserAbortError, UploadInputError } from '../../errors.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
 import { shorten } from '../../internal/shorten.js';
-import type { LocalSource } from '../../internal/source.js';
+import type { LocalSource } from '../../internal/byte-source.js';
 
 /** Bytes copied per read: a segment is streamed through, never held whole. */
 const COPY_CHUNK = 1024 * 1024;
