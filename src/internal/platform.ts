@@ -6,8 +6,10 @@ import type { FilePart } from './multipart-body.js';
 
 // The port of what differs between runtimes: Node (with Bun and Deno) and the web (Workers, Edge, browsers) each give
 // one object of this shape (platform/node.ts, web/platform.ts). The entry hands it to the one client; the few free
-// functions below the client that need it (tracing, opening an upload, loading mediabunny) import it as `#platform`,
-// which package.json's `imports` resolves to the runtime's platform by the same conditions as the entries.
+// functions below the client that need a part of it (tracing, opening an upload, loading mediabunny: `Runtime`)
+// import that part as `#platform`, which package.json's `imports` resolves by the same conditions as the entries:
+// Node's platform/node-runtime.ts (without the HTTP client, which avatar-video/media does not bundle), the web's
+// whole web/platform.ts.
 
 /** The client options a platform reads to find the key and the address. */
 export interface CredentialOptions {
@@ -57,17 +59,28 @@ export interface OperationScope {
   getStore(): object | undefined;
 }
 
-export interface Platform {
+/** The part of a platform that code below the client reaches, as `#platform`. */
+export interface Runtime {
+  /** Open an upload input (a path, a stream, bytes, as the runtime allows) for probing and sending. */
+  openSource(input: unknown, field: string, name?: string): Promise<LocalSource>;
+  /** Whether an input can be read only once (a stream): a second reader would find it empty. */
+  isOneShot(input: unknown): boolean;
+  /** A tracing channel named `name` (inert where the runtime has none). */
+  tracingChannel<P extends object>(name: string): TracingChannel<P>;
+  /** The traced operation's scope across awaits (inert where the runtime has none). */
+  operationScope(): OperationScope;
+  /** mediabunny, for probing an MP4/MOV and joining videos. */
+  loadMediabunny(): Promise<typeof import('mediabunny')>;
+}
+
+/** A runtime's platform: what the one client is built with. */
+export interface Platform extends Runtime {
   /** The example of the options a client needs, for the message of a missing one. */
   readonly optionsExample: string | undefined;
   /** The key and base URL from the options and the runtime's own rules (its environment, a page's address). */
   credentials(options: CredentialOptions): Credentials;
   /** The HTTP client of one client (internal/http-client.ts's seam). */
   http(options: HttpOptions): HttpClient;
-  /** Open an upload input (a path, a stream, bytes, as the runtime allows) for probing and sending. */
-  openSource(input: unknown, field: string, name?: string): Promise<LocalSource>;
-  /** Whether an input can be read only once (a stream): a second reader would find it empty. */
-  isOneShot(input: unknown): boolean;
   /** A create's multipart body, as this runtime's HTTP client sends it; called once per attempt. */
   encodeMultipart(
     files: FilePart[],
@@ -76,12 +89,6 @@ export interface Platform {
   ): Promise<{ stream: RequestBody; headers: Record<string, string> }>;
   /** A video's bytes as this runtime's users read a stream (a Node Readable, a web ReadableStream). */
   contentBody(response: StreamedBody): unknown;
-  /** A tracing channel named `name` (inert where the runtime has none). */
-  tracingChannel<P extends object>(name: string): TracingChannel<P>;
-  /** The traced operation's scope across awaits (inert where the runtime has none). */
-  operationScope(): OperationScope;
   /** zod, for an answer its schema's fast path did not take. */
   loadZod(): Promise<typeof Zod>;
-  /** mediabunny, for probing an MP4/MOV and joining videos. */
-  loadMediabunny(): Promise<typeof import('mediabunny')>;
 }

@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import diagnostics_channel from 'node:diagnostics_channel';
 import { PassThrough, Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Dispatcher } from 'undici';
@@ -11,16 +9,16 @@ import { chooseHttpClient } from '../internal/choose-http.js';
 import { lazyRequire } from '../internal/lazy.js';
 import type { Logger, LogLevel } from '../internal/logger.js';
 import { encodeMultipart } from '../internal/multipart.js';
-import type { CredentialOptions, Platform, StreamedBody, TracingChannel } from '../internal/platform.js';
+import type { CredentialOptions, Platform, StreamedBody } from '../internal/platform.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import { runtimeName } from '../internal/runtime.js';
-import { isOneShot, openSource } from '../internal/source.js';
 import type { MediaLimits } from '../lib/media/types.js';
 import { VERSION } from '../version.js';
+import { platform as runtime } from './node-runtime.js';
 
-// The platform of Node, Bun and Deno: undici (or the runtime's fetch), the key and address from process.env, paths
-// and Node streams as inputs (spooled to disk), a video's bytes as a Node Readable, node:diagnostics_channel, and
-// packages loaded with a synchronous `require` (Jest's CommonJS mode refuses `import()`).
+// The platform of Node, Bun and Deno: undici (or the runtime's fetch), the key and address from process.env, a video's
+// bytes as a Node Readable, zod loaded with a synchronous `require` (Jest's CommonJS mode refuses `import()`), and
+// node-runtime.ts's part (inputs, tracing, mediabunny), which the code below the client reaches as `#platform`.
 
 export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
   /** API key sent as `x-api-key`. @default process.env.AVATAR_VIDEO_API_KEY */
@@ -109,26 +107,13 @@ function credentials(options: CredentialOptions) {
 
 const zod = lazyRequire<typeof Zod>('zod');
 
-/**
- * mediabunny costs about 85 ms and 18 MB to load: only probing MP4/MOV and joining need it. Always with `require`,
- * from the ESM build too: mediabunny's ESM and CommonJS builds are two copies, and loading both makes it warn
- * "Mediabunny was loaded twice". The built package requires the copy of mediabunny's Node bundle it ships
- * (src/build-constants.d.ts), as its mock does (testing/render-output.ts): every entry loads that one file.
- */
-const mediabunny = lazyRequire<typeof import('mediabunny')>(
-  typeof __VENDORED_MEDIABUNNY__ === 'string' ? __VENDORED_MEDIABUNNY__ : 'mediabunny',
-);
-
+/** @internal The runtime every client of this entry is built with (internal/platform.ts). */
 export const platform: Platform = {
   optionsExample: undefined,
   credentials,
   http: ({ fetch, dispatcher, secret }) => chooseHttpClient({ fetch, dispatcher: dispatcher as Dispatcher | undefined, secret }),
-  openSource: (input, field, name) => openSource(input as never, field, name),
-  isOneShot,
+  ...runtime,
   encodeMultipart,
   contentBody,
-  tracingChannel: <P extends object>(name: string) => diagnostics_channel.tracingChannel<string, P>(name) as unknown as TracingChannel<P>,
-  operationScope: () => new AsyncLocalStorage<object>(),
   loadZod: async () => zod(),
-  loadMediabunny: async () => mediabunny(),
 };

@@ -171,6 +171,7 @@ function pageFetch(fetch: FetchFunction): FetchFunction {
 const inert: TracingChannel<object> = { hasSubscribers: false, tracePromise: (call) => call() };
 const noScope: OperationScope = { run: (_store, call) => call(), getStore: () => undefined };
 
+/** @internal The runtime every client of this entry is built with (internal/platform.ts). */
 export const platform: Platform = {
   optionsExample: "{ baseURL: 'https://api.example.com', apiKey }",
   credentials,
