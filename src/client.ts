@@ -50,10 +50,8 @@ export class Client<Options, V> {
   /** Jobs running at once through this client: one limit shared by every helper. */
   readonly #limiter: ConcurrencyLimiter;
 
-  /**
-   * Typed `unknown` and a builder: the published types show no internal type. `platform` is the entry's
-   * (internal/platform.ts), `videos` builds its `Videos` from the parts (resources/videos.ts's `VideosParts`).
-   */
+  // Typed `unknown` and a builder: the published types show no internal type. `platform` is the entry's
+  // (internal/platform.ts), `videos` builds its `Videos` from the parts (resources/videos.ts's `VideosParts`).
   protected constructor(platform: unknown, options: Options, videos: (parts: unknown) => V) {
     const runtime = platform as Platform;
     const given = options as SharedOptions;

@@ -115,7 +115,7 @@ export class VideoCalls<Params extends object, Content> {
    * of avatar-video/proxy as JSON (`accept: application/json`), as a page cannot read a redirect.
    * @param video An id, or a video (its `id` is used).
    */
-  contentURL(video: string | Video, options?: ContentURLOptions): APIPromise<string> {
+  contentURL(video: string | Video, options?: RequestOptions): APIPromise<string> {
     const method = 'videos.contentURL';
     return this.#transport.promise(() => {
       const id = videoIdOf(method, video);
