@@ -4,9 +4,10 @@ import type { TracingChannel } from './platform.js';
 
 export type { TracingChannel } from './platform.js';
 
-// The tracing mechanism (node:diagnostics_channel on Node, inert on the web: the platform's) and the request channel. Payloads hold no key, no URL and no body:
-// method, path template, host, counts and ids only. With nobody subscribed, nothing is built or published. What the
-// operations around requests are (jobs, downloads, batch items) is lib/tracing.ts's to say.
+// The tracing mechanism (the platform's: node:diagnostics_channel on Node, inert on the web) and the request channel.
+// Payloads hold no key, no URL and no body: method, path template, host, counts and ids only. With nobody subscribed,
+// nothing is built or published. What the operations around requests are (jobs, downloads, batch items) is
+// lib/tracing.ts's to say.
 
 /** The route of a request to the file host: its address is signed, so it is never published. */
 export const FILE_ROUTE = '{file}';
@@ -46,11 +47,7 @@ export function requestsTraced(): boolean {
  * `call` traced on `channel` with `trace` as the payload. Its result stays out of the payload (diagnostics_channel
  * would add it as `result`): an answer may hold addresses, and the payload holds only what is documented.
  */
-export async function traced<T, P extends object>(
-  channel: TracingChannel<P>,
-  trace: P,
-  call: () => Promise<T>,
-): Promise<T> {
+export async function traced<T, P extends object>(channel: TracingChannel<P>, trace: P, call: () => Promise<T>): Promise<T> {
   let result: T | undefined;
   await channel.tracePromise(async () => {
     result = await call();

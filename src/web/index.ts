@@ -2,13 +2,7 @@
 // conditions, and avatar-video/web): the one client over the web platform (requests over fetch, inputs as bytes, no
 // `node:` module). What needs a filesystem is Node's, Bun's and Deno's only (the README's Runtimes table).
 import { Client } from '../client.js';
-import type {
-  APIErrorDetail,
-  ConnectionProblem,
-  ErrorOrigin,
-  MediaIssueCode,
-  MediaValidationIssue,
-} from '../errors.js';
+import type { APIErrorDetail, ConnectionProblem, ErrorOrigin, MediaIssueCode, MediaValidationIssue } from '../errors.js';
 import type { LogLevel } from '../internal/logger.js';
 import { VideoCalls } from '../resources/videos.js';
 import { type ClientOptions, platform, type VideoContent, type VideoCreateParams } from './platform.js';
@@ -18,8 +12,7 @@ import { type ClientOptions, platform, type VideoContent, type VideoCreateParams
  * bytes. What needs a filesystem (`download`, `generate`, `generateLong`, `generateBatch`) is Node's, Bun's and Deno's only.
  */
 export class Videos extends VideoCalls<VideoCreateParams, VideoContent> {
-  /** @internal Built by the client, which owns the transport. */
-  // biome-ignore lint/complexity/noUselessConstructor: it makes the inherited protected constructor the client's to call
+  /** @internal Built by the client, which owns the transport (public here: the inherited one is protected). */
   constructor(parts: unknown) {
     super(parts);
   }

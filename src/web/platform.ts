@@ -176,7 +176,8 @@ export const platform: Platform = {
   optionsExample: "{ baseURL: 'https://api.example.com', apiKey }",
   credentials,
   // Without a key (a page behind the proxy), the page's fetch, which sends an upload whole.
-  http: ({ fetch, secret }) => (secret ? fetchClient(secret, fetch) : fetchClient('', pageFetch(fetch ?? globalThis.fetch.bind(globalThis)))),
+  http: ({ fetch, secret }) =>
+    secret ? fetchClient(secret, fetch) : fetchClient('', pageFetch(fetch ?? globalThis.fetch.bind(globalThis))),
   openSource,
   isOneShot,
   encodeMultipart: async (files, fields, onProgress) => {

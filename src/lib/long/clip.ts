@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { AudioCodec, Input, InputAudioTrack, InputTrack, InputVideoTrack, MetadataTags, Rotation, VideoCodec } from 'mediabunny';
-import { JoinError } from '../../errors.js';
 import { platform } from '#platform';
+import { JoinError } from '../../errors.js';
 
 /** One input of a join, opened: its tracks and what must match across inputs. */
 export interface Clip {

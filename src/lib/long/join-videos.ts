@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { EncodedPacket, MetadataTags } from 'mediabunny';
+import { platform } from '#platform';
 import { JoinError } from '../../errors.js';
 import { checkArgument, checkOptions, isFilled, pathTo } from '../../internal/arguments.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
-import { platform } from '#platform';
 import { type Clip, countKeptPackets, differences, keptPackets, openClip } from './clip.js';
 import { joinedTags } from './provenance.js';
 import { throwIfAborted } from './segment-file.js';

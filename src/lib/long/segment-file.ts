@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 import { APIUserAbortError, UploadInputError } from '../../errors.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
-import { shorten } from '../../internal/shorten.js';
 import type { LocalSource } from '../../internal/byte-source.js';
+import { shorten } from '../../internal/shorten.js';
 
 /** Bytes copied per read: a segment is streamed through, never held whole. */
 const COPY_CHUNK = 1024 * 1024;

@@ -1,8 +1,8 @@
+import { platform } from '#platform';
 import { MediaValidationError } from '../../errors.js';
 import { checkOptions } from '../../internal/arguments.js';
-import { shorten } from '../../internal/shorten.js';
-import { platform } from '#platform';
 import type { LocalSource } from '../../internal/byte-source.js';
+import { shorten } from '../../internal/shorten.js';
 import type { Uploadable } from '../../uploads.js';
 import { ProbeFailure, unsupported } from './failure.js';
 import { probeJpeg, probePng } from './image.js';

@@ -1,7 +1,7 @@
 import { type MediaIssueCode, MediaValidationError, type MediaValidationIssue } from '../../errors.js';
 import { checkOptions } from '../../internal/arguments.js';
-import { shorten } from '../../internal/shorten.js';
 import type { LocalSource } from '../../internal/byte-source.js';
+import { shorten } from '../../internal/shorten.js';
 import { VIDEO_MODELS } from '../../schemas.js';
 import { checkParams, disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
 import { ALLOWED, probeSource } from './probe.js';
