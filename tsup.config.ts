@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 import { nodeImports } from './scripts/node-imports.js';
 import { VENDORED_MEDIABUNNY, vendorMediabunny } from './scripts/vendor.js';
@@ -49,38 +48,13 @@ const importTestingEntry: NonNullable<Options['esbuildPlugins']>[number] = {
 };
 
 /**
- * The web build's twins of modules that reach Node at their edge: the same exports over web APIs only, swapped in for
- * avatar-video/web (Workers, Edge, browsers). Keys and values are paths under src/.
+ * esbuild plugin of the web build: it fails the build if the entry or a chunk imports Node's modules or undici. The
+ * web entry reaches the runtime through its own platform (src/web/platform.ts, and `#platform` under the browser
+ * condition: package.json's `imports`), so nothing of Node is there to import.
  */
-const WEB_TWINS: Record<string, string> = {
-  'internal/source.ts': 'internal/byte-source.ts',
-  'internal/lazy.ts': 'web/runtime/lazy.ts',
-  'internal/mediabunny.ts': 'web/runtime/mediabunny.ts',
-  'internal/tracing.ts': 'web/runtime/tracing.ts',
-  'lib/tracing.ts': 'web/runtime/job-tracing.ts',
-  'lib/content.ts': 'web/runtime/content.ts',
-  'internal/multipart.ts': 'web/runtime/multipart.ts',
-};
-
-/** formdata-node's own implementation, pure JavaScript, whatever the conditions and `browser` maps say. */
-const FORMDATA_NODE = join(dirname(createRequire(import.meta.url).resolve('formdata-node/package.json')), 'lib/form-data.js');
-
-/**
- * esbuild plugin of the web build: each import of a `WEB_TWINS` module loads its twin. Node's modules and undici stay
- * external and free of side effects, so that an import only the Node features use (generate's download, reached
- * through lib/generate.ts for createAndWait) is dropped with them; one that is still there fails the build.
- */
-const webRuntime: NonNullable<Options['esbuildPlugins']>[number] = {
-  name: 'web-runtime',
+const webPure: NonNullable<Options['esbuildPlugins']>[number] = {
+  name: 'web-pure',
   setup(build) {
-    const twins = new Map(Object.entries(WEB_TWINS).map(([from, to]) => [resolve('src', from), resolve('src', to)]));
-    build.onResolve({ filter: /\.js$/ }, ({ path, resolveDir }) => {
-      const twin = path.startsWith('.') ? twins.get(resolve(resolveDir, path.replace(/\.js$/, '.ts'))) : undefined;
-      return twin ? { path: twin } : undefined;
-    });
-    // formdata-node's own FormData (its browser build is the runtime's, which takes no file-like part).
-    build.onResolve({ filter: /^formdata-node$/ }, () => ({ path: FORMDATA_NODE }));
-    build.onResolve({ filter: /^(node:|undici$)/ }, ({ path }) => ({ path, external: true, sideEffects: false }));
     build.onEnd(({ outputFiles = [] }) => {
       const reached = outputFiles.flatMap((file) => nodeImports(file.text).map((name) => `${name} in ${file.path}`));
       if (reached.length > 0) throw new Error(`the web build imports Node's modules or undici: ${reached.join(', ')}`);
@@ -133,8 +107,9 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     clean: false,
   },
   // avatar-video/web, also what `avatar-video` resolves to under the workerd, worker, edge-light and browser
-  // conditions: ESM for any runtime, zod left to the user's bundler (a dependency), mediabunny's ESM build in a chunk
-  // of its own, loaded by the first MP4/MOV probed.
+  // conditions: ESM for any runtime. `#platform` is the web platform here (the browser condition); zod is left to the
+  // user's bundler (a dependency), imported only for an answer the schemas' fast path does not take, and mediabunny's
+  // ESM build is a chunk of its own, imported by the first MP4/MOV probed: both land in lazy chunks of a user's bundle.
   {
     entry: { 'web/index': 'src/web/index.ts' },
     format: ['esm'],
@@ -148,9 +123,8 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     },
     sourcemap: false,
     splitting: true,
-    // Bundled: under a browser condition formdata-node would be the page's own FormData, which takes no file-like part.
-    noExternal: ['form-data-encoder', 'formdata-node'],
-    esbuildPlugins: [webRuntime],
+    noExternal: ['form-data-encoder'],
+    esbuildPlugins: [webPure],
     clean: false,
   },
   // avatar-video/proxy: web-standard code only (no `node:` module, no undici), for Workers, Edge, Bun and Deno as much

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMediabunny } from '../src/internal/mediabunny.js';
+import { platform } from '../src/platform/node.js';
 import { compile } from './support/build.js';
 
 const SEGMENTS = 10;
@@ -77,7 +77,7 @@ function padded(packet: import('mediabunny').EncodedPacket, bitsPerSecond: numbe
 
 /** Re-mux `mp4` with a filler NAL unit (type 12, ignored by decoders) appended to each video frame up to `bitsPerSecond`. */
 async function padVideo(mp4: Uint8Array, bitsPerSecond: number): Promise<Uint8Array> {
-  const mb = await loadMediabunny(); // the copy the mock renderer uses (an ESM import would load a second)
+  const mb = await platform.loadMediabunny(); // the copy the mock renderer uses (an ESM import would load a second)
   const input = new mb.Input({ source: new mb.BufferSource(mp4), formats: mb.ALL_FORMATS });
   const output = new mb.Output({ format: new mb.Mp4OutputFormat({ fastStart: 'in-memory' }), target: new mb.BufferTarget() });
   const video = new mb.EncodedVideoPacketSource('avc');

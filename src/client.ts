@@ -1,94 +1,42 @@
 import type { Dispatcher } from 'undici';
-import {
-  type APIErrorDetail,
-  AvatarVideoError,
-  type BatchProblem,
-  type ConnectionProblem,
-  type ErrorOrigin,
-  type FailedSegment,
-  type MediaIssueCode,
-  type MediaValidationIssue,
-  type OutputPathProblem,
-} from './errors.js';
 import { checkOptions } from './internal/arguments.js';
-import { validateBaseURL } from './internal/base-url.js';
-import { chooseHttpClient } from './internal/choose-http.js';
 import type { ConcurrencyLimiter, JobConcurrency } from './internal/concurrency-limiter.js';
-import type { Logger, LogLevel } from './internal/logger.js';
+import type { FetchFunction } from './internal/fetch-send.js';
+import type { Logger } from './internal/logger.js';
+import type { Platform } from './internal/platform.js';
 import type { RequestOptions } from './internal/request-options.js';
-import { runtimeName } from './internal/runtime.js';
 import { Transport } from './internal/transport.js';
-import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
-import { checkKeyCharacters, clientSettings } from './lib/client-settings.js';
-import type { DownloadProgress } from './lib/download.js';
-import type { UploadProgress } from './lib/endpoints.js';
-import type { LongProgress } from './lib/long/generate-long.js';
-import type { MediaLimits } from './lib/media/validate.js';
-import type { WaitProgress } from './lib/wait.js';
-import { Videos } from './resources/videos.js';
-import type { VideoError } from './schemas.js';
-import { VERSION } from './version.js';
+import { clientSettings } from './lib/client-settings.js';
+import type { MediaLimits } from './lib/media/types.js';
+import { VideoEndpoints } from './resources/endpoints.js';
+import type { VideosParts } from './resources/videos.js';
 
 export type { JobConcurrency } from './internal/concurrency-limiter.js';
 export type { RequestOptions } from './internal/request-options.js';
-export type { MediaLimits } from './lib/media/validate.js';
+export type { MediaLimits } from './lib/media/types.js';
 
-export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
-  /** API key sent as `x-api-key`. @default process.env.AVATAR_VIDEO_API_KEY */
+/** The options every runtime's client reads (each entry's `ClientOptions` documents its own). */
+interface SharedOptions extends Omit<RequestOptions, 'signal'> {
   apiKey?: string | undefined;
-  /** Service address, e.g. `https://api.example.com` (paths start with `/v1`). @default process.env.AVATAR_VIDEO_BASE_URL */
   baseURL?: string | undefined;
-  /** Allow a plain `http:` base URL that is not loopback. The key would cross the network in clear. @default false */
   allowInsecureHttp?: boolean | undefined;
-  /** Where log lines go. Lines never contain the key. @default console */
   logger?: Logger | undefined;
-  /** Lowest level written. @default process.env.AVATAR_VIDEO_LOG ?? 'warn' */
-  logLevel?: LogLevel | undefined;
-  /** Local media limits used by input validation. @default { maxAudioSeconds: 60 } */
+  logLevel?: string | undefined;
   limits?: MediaLimits | undefined;
-  /**
-   * The undici dispatcher for every request, to the API and to the file host alike: pass
-   * `new ProxyAgent(url)` or `new EnvHttpProxyAgent()` to go through a proxy. The client does not close
-   * a dispatcher it was given. The key still goes only to the API's origin.
-   * Not with `fetch`, nor on a runtime whose undici has no dispatcher (Bun): an `InvalidArgumentError` says so.
-   * @default a keep-alive `Agent` of the client's own
-   */
   dispatcher?: Dispatcher | undefined;
-  /**
-   * A fetch function to send every request with instead of undici: your own instrumented fetch (tracing, a test
-   * double), which then sees every request, to the API and to the file host. Redirects are still followed by the SDK
-   * (`redirect: 'manual'`), so the key never reaches another origin. Failures carry less detail than undici's (the
-   * connection problem `code` is read from what the fetch's error says). Not with `dispatcher`.
-   * @default undici on Node; the runtime's global fetch where undici has no dispatcher (Bun)
-   */
-  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
-  /**
-   * How many video jobs this client runs at once: the one limit on jobs, for `generate`, `createAndWait`,
-   * `generateLong`'s segments and `generateBatch`'s items alike, each holding a place from its create to its end (a
-   * batch's or long video's `concurrency` is only how much work it holds in hand). `'auto'` finds the service's
-   * limit: it starts at 2, grows while creates are accepted and jobs finish, shrinks on a 429 or a job FAILED for a
-   * rate limit, and waits out any `Retry-After`; it stays between 1 and 64. A number fixes the limit (Retry-After
-   * pauses still apply). Read the state with `client.jobConcurrency`.
-   * @default 'auto'
-   */
+  fetch?: FetchFunction | undefined;
   jobConcurrency?: 'auto' | number | undefined;
 }
 
-function env(name: string): string | undefined {
-  return process.env[name]?.trim() || undefined;
-}
-
 /**
- * The avatar video API client.
- *
- * @example
- * const client = new AvatarVideo(); // reads AVATAR_VIDEO_API_KEY and AVATAR_VIDEO_BASE_URL
- * const { path } = await client.videos.generate({ audio_reference: './speech.wav', image_reference: './me.png' }, { output: 'me.mp4' });
+ * The avatar video API client of every runtime, built with the runtime's platform by each entry's `AvatarVideo`
+ * (Node, Bun and Deno: `avatar-video`; Workers, Edge and browsers: `avatar-video/web`). `Options` are the entry's
+ * `ClientOptions`, `V` its `Videos`.
  */
-export class AvatarVideo {
+export class Client<Options, V> {
   /** Video jobs: create, retrieve, list, content, and the helpers built on them. */
-  readonly videos: Videos;
-  /** The service address, with a trailing slash. */
+  readonly videos: V;
+  /** The service address (or, in a browser, the proxy's), with a trailing slash. */
   readonly baseURL: string;
   readonly timeout: number;
   readonly maxRetries: number;
@@ -102,21 +50,16 @@ export class AvatarVideo {
   /** Jobs running at once through this client: one limit shared by every helper. */
   readonly #limiter: ConcurrencyLimiter;
 
-  constructor(options: ClientOptions = {}) {
-    checkOptions('new AvatarVideo', options);
-    checkOptions('new AvatarVideo', options.limits, undefined, 'limits');
-    const apiKey = options.apiKey ?? env('AVATAR_VIDEO_API_KEY');
-    if (!apiKey) {
-      throw new AvatarVideoError('Missing API key: pass { apiKey } or set AVATAR_VIDEO_API_KEY.');
-    }
-    checkKeyCharacters(apiKey);
-    const baseURL = options.baseURL ?? env('AVATAR_VIDEO_BASE_URL');
-    if (!baseURL) {
-      throw new AvatarVideoError('Missing base URL: pass { baseURL } or set AVATAR_VIDEO_BASE_URL (the spec fixes no address).');
-    }
-    this.baseURL = validateBaseURL(baseURL, options.allowInsecureHttp ?? false).href;
-    const level = options.logLevel ?? env('AVATAR_VIDEO_LOG');
-    const settings = clientSettings(options, level);
+  // Typed `unknown` and a builder: the published types show no internal type. `platform` is the entry's
+  // (internal/platform.ts), `videos` builds its `Videos` from the parts (resources/videos.ts's `VideosParts`).
+  protected constructor(platform: unknown, options: Options, videos: (parts: unknown) => V) {
+    const runtime = platform as Platform;
+    const given = options as SharedOptions;
+    checkOptions('new AvatarVideo', given, runtime.optionsExample);
+    checkOptions('new AvatarVideo', given.limits, undefined, 'limits');
+    const { apiKey, baseURL, logLevel, userAgent } = runtime.credentials(given);
+    this.baseURL = baseURL;
+    const settings = clientSettings(given, logLevel);
     this.timeout = settings.timeout;
     this.maxRetries = settings.maxRetries;
     this.maxRetryDelay = settings.maxRetryDelay;
@@ -124,17 +67,27 @@ export class AvatarVideo {
     this.#limiter = settings.limiter;
     this.logger = settings.logger;
     this.#transport = new Transport({
-      apiKey,
-      baseURL: this.baseURL,
-      headers: { 'user-agent': `avatar-video/${VERSION} ${runtimeName()}`, accept: 'application/json', ...options.headers },
-      http: chooseHttpClient({ fetch: options.fetch, dispatcher: options.dispatcher, secret: apiKey }),
+      apiKey: apiKey ?? '',
+      baseURL,
+      headers: { ...(userAgent ? { 'user-agent': userAgent } : {}), accept: 'application/json', ...given.headers },
+      http: runtime.http({ fetch: given.fetch, dispatcher: given.dispatcher, secret: apiKey ?? '' }),
       logger: this.logger,
-      debug: level === 'debug',
+      debug: logLevel === 'debug',
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       maxRetryDelay: this.maxRetryDelay,
+      loadZod: runtime.loadZod,
     });
-    this.videos = Videos.build(this.#transport, this.limits, this.#limiter);
+    const api = new VideoEndpoints(this.#transport, this.limits, runtime);
+    const context = {
+      logger: this.logger,
+      timeout: this.timeout,
+      maxRetryDelay: this.maxRetryDelay,
+      limiter: this.#limiter,
+      limits: this.limits,
+    };
+    const parts: VideosParts = { transport: this.#transport, api, context, proxied: apiKey === undefined };
+    this.videos = videos(parts);
   }
 
   /** The client's limit on jobs running at once, now: `{ limit, running, lastThrottle? }`. */
@@ -159,30 +112,4 @@ export class AvatarVideo {
       this.logger.warn(`The client's connection pool could not be closed (${(error as Error)?.message ?? error}); it is dropped.`);
     }
   }
-}
-
-/**
- * Types users meet inside a value they already hold (an error's details, a progress callback's argument, a part of a
- * result or of an option) rather than build or pass whole: named as `AvatarVideo.MediaValidationIssue`, so the
- * entry's own names stay the ones users import.
- */
-export declare namespace AvatarVideo {
-  export type {
-    APIErrorDetail,
-    BatchItemError,
-    BatchProblem,
-    BatchProgress,
-    ConnectionProblem,
-    DownloadProgress,
-    ErrorOrigin,
-    FailedSegment,
-    LogLevel,
-    LongProgress,
-    MediaIssueCode,
-    MediaValidationIssue,
-    OutputPathProblem,
-    UploadProgress,
-    VideoError,
-    WaitProgress,
-  };
 }

@@ -1,8 +1,68 @@
-import { AvatarVideo } from './client.js';
+import { Client } from './client.js';
+import type {
+  APIErrorDetail,
+  BatchProblem,
+  ConnectionProblem,
+  ErrorOrigin,
+  FailedSegment,
+  MediaIssueCode,
+  MediaValidationIssue,
+  OutputPathProblem,
+} from './errors.js';
+import type { LogLevel } from './internal/logger.js';
+import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
+import type { DownloadProgress } from './lib/download.js';
+import type { UploadProgress } from './lib/endpoints.js';
+import type { LongProgress } from './lib/long/generate-long.js';
+import type { WaitProgress } from './lib/wait.js';
+import { type ClientOptions, platform } from './platform/node.js';
+import { Videos } from './resources/file-videos.js';
+import type { VideoCalls } from './resources/videos.js';
+import type { VideoError } from './schemas.js';
 
-export { AvatarVideo };
+/**
+ * The avatar video API client, for Node, Bun and Deno.
+ *
+ * @example
+ * const client = new AvatarVideo(); // reads AVATAR_VIDEO_API_KEY and AVATAR_VIDEO_BASE_URL
+ * const { path } = await client.videos.generate({ audio_reference: './speech.wav', image_reference: './me.png' }, { output: 'me.mp4' });
+ */
+export class AvatarVideo extends Client<ClientOptions, Videos> {
+  constructor(options: ClientOptions = {}) {
+    super(platform, options, (parts) => new Videos(parts));
+  }
+}
+
+/**
+ * Types users meet inside a value they already hold (an error's details, a progress callback's argument, a part of a
+ * result or of an option, the classes `AvatarVideo` and `Videos` extend) rather than build or pass whole: named as
+ * `AvatarVideo.MediaValidationIssue`, so the entry's own names stay the ones users import.
+ */
+export declare namespace AvatarVideo {
+  export type {
+    APIErrorDetail,
+    BatchItemError,
+    BatchProblem,
+    BatchProgress,
+    Client,
+    ConnectionProblem,
+    DownloadProgress,
+    ErrorOrigin,
+    FailedSegment,
+    LogLevel,
+    LongProgress,
+    MediaIssueCode,
+    MediaValidationIssue,
+    OutputPathProblem,
+    UploadProgress,
+    VideoCalls,
+    VideoError,
+    WaitProgress,
+  };
+}
+
 export default AvatarVideo;
-export type { ClientOptions, JobConcurrency, MediaLimits, RequestOptions } from './client.js';
+export type { JobConcurrency, MediaLimits, RequestOptions } from './client.js';
 export {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -37,7 +97,6 @@ export {
 export { APIPromise, type APIResponse } from './internal/api-promise.js';
 export type { Logger } from './internal/logger.js';
 export type { BatchItem, BatchItemResult, BatchSummary, GenerateBatchOptions } from './lib/batch/types.js';
-export type { VideoContent } from './lib/content.js';
 export type { DownloadOptions, DownloadResult } from './lib/download.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';
 export type { GenerateLongOptions, GenerateLongResult } from './lib/long/generate-long.js';
@@ -45,7 +104,9 @@ export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams } from '
 export type { PollOptions, PollResult, PollState } from './lib/poll.js';
 export type { WaitOptions } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
-export { type ContentURLOptions, type CreateOptions, Videos } from './resources/videos.js';
+export type { ClientOptions, VideoContent } from './platform/node.js';
+export { Videos } from './resources/file-videos.js';
+export type { ContentURLOptions, CreateOptions } from './resources/videos.js';
 export { VIDEO_MODELS, VIDEO_STATUSES, type Video, type VideoModel, type VideoStatus } from './schemas.js';
 export { NamedUpload, toFile, type Uploadable } from './uploads.js';
 export { VERSION } from './version.js';

@@ -1,5 +1,4 @@
 import type * as Zod from 'zod';
-import { lazyRequire, once } from './internal/lazy.js';
 
 // Schemas of the API's resources. They are loose on purpose: unknown fields are kept, and a status or model the
 // SDK does not know yet is accepted as a string, so a server that grows new values does not break deployed clients.
@@ -15,15 +14,23 @@ export type VideoModel = 'service-avatar-x' | 'service-video-1-latest' | (string
 export const VIDEO_STATUSES = ['PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'] as const;
 export const VIDEO_MODELS = ['service-avatar-x', 'service-video-1-latest'] as const;
 
-const zod = lazyRequire<typeof Zod>('zod');
-
 /**
- * A response schema, built at its first call: zod is loaded by the first answer it parses, not by importing the SDK
- * (bench/import.ts). `accepts`, where given, is a cheaper check of the common valid answer, taken as is when it
- * passes; anything it does not pass goes to the zod schema, which stays the rules (a property test holds the two
- * equal: test/policies/schemas-fast-path.test.ts).
+ * A response schema, built at its first call from the zod it is given: the transport loads zod (through the platform)
+ * for the first answer the fast path does not take, not at import (bench/import.ts), and on the web in a lazy chunk.
+ * `accepts` is a cheaper check of the common valid answer, taken as is when it passes; anything it does not pass goes
+ * to the zod schema, which stays the rules (a property test holds the two equal: test/policies/schemas-fast-path.test.ts).
  */
-export type Schema<T> = (() => Zod.ZodType<T>) & { readonly accepts?: (value: unknown) => value is T };
+export type Schema<T> = ((zod: typeof Zod) => Zod.ZodType<T>) & { readonly accepts?: (value: unknown) => value is T };
+
+/** A schema built once, at its first use, from the zod module it is given. */
+function schema<T>(build: (zod: typeof Zod) => Zod.ZodType<T>, accepts?: (value: unknown) => value is T): Schema<T> {
+  let built: Zod.ZodType<T> | undefined;
+  const made = (zod: typeof Zod) => {
+    built ??= build(zod);
+    return built;
+  };
+  return accepts ? Object.assign(made, { accepts }) : made;
+}
 
 /** Why a job failed (`video.error`). */
 export type VideoError = {
@@ -121,8 +128,7 @@ function isCommonVideo(value: unknown): value is Video {
 }
 
 // Typed by the type above: a field added to one and not the other does not compile.
-const videoZod = once(() => {
-  const { z } = zod();
+export const videoSchema: Schema<Video> = schema(({ z }) => {
   // A plain string at runtime, typed with the known values for editor completion.
   const status = z.string() as unknown as Zod.ZodType<VideoStatus>;
   const model = z.string() as unknown as Zod.ZodType<VideoModel>;
@@ -143,23 +149,27 @@ const videoZod = once(() => {
     video_id: z.string().optional(),
   });
   return z.preprocess(idFromVideoId, video) as Zod.ZodType<Video>;
-});
-
-export const videoSchema: Schema<Video> = Object.assign(() => videoZod(), { accepts: isCommonVideo });
+}, isCommonVideo);
 
 /**
  * avatar-video/proxy's answer to `GET .../v1/videos/{id}/content` asked with `accept: application/json`: the signed
  * address the API redirected to, in a form a page can read (a redirect's `Location` is hidden from it).
  */
-export const signedAddressSchema: Schema<{ url: string }> = once(() => zod().object({ url: zod().url() }));
+export const signedAddressSchema: Schema<{ url: string }> = schema(({ z }) => z.object({ url: z.url() }), isSignedAddress);
+
+/** The common signed address: an http(s) URL under `url`, checked by hand (stricter than zod's `url()`). */
+function isSignedAddress(value: unknown): value is { url: string } {
+  if (!isPlainObject(value) || typeof value.url !== 'string') return false;
+  return /^https?:\/\//i.test(value.url) && URL.canParse(value.url);
+}
 
 /**
  * The list answer. The service sends a bare array (its OpenAPI description); the envelopes of similar
  * APIs are accepted too: an object with the items under `data`, `videos` or `items`.
  */
-export const videoListSchema = once(() => {
-  const { z } = zod();
-  const videos = z.array(videoSchema());
+export const videoListSchema = schema((zod) => {
+  const { z } = zod;
+  const videos = z.array(videoSchema(zod));
   return z.union([
     videos,
     z.looseObject({
@@ -171,7 +181,12 @@ export const videoListSchema = once(() => {
       next_cursor: z.string().nullable().optional(),
     }),
   ]);
-});
+}, isCommonList);
+
+/** The service's own list answer, a bare array of common videos: a list page skips zod as a poll does. */
+function isCommonList(value: unknown): value is Video[] {
+  return Array.isArray(value) && value.every(isCommonVideo);
+}
 
 /** One page of `videos.list`, normalised. */
 export interface VideoListEnvelope {

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createProxyHandler, toNodeHandler } from 'avatar-video/proxy';
 import { startMockServer } from 'avatar-video/testing';
@@ -32,11 +33,17 @@ async function service(): Promise<{ baseURL: string; apiKey: string; close(): Pr
   return startMockServer();
 }
 
-/** The page's script, bundled as a browser would get it from a bundler: the `browser` condition picks the web entry. */
-async function bundlePage(): Promise<string> {
+/**
+ * The page's scripts, bundled as a browser would get them from a bundler: the `browser` condition picks the web entry.
+ * Split into chunks, so the page loads only what it runs: mediabunny (a video's probe) and zod (an answer the SDK's
+ * own checks do not take) are chunks of their own, fetched when first needed. Keyed by the path they are served at.
+ */
+async function bundlePage(): Promise<Map<string, string>> {
   const built = await build({
-    entryPoints: [here('page.ts')],
+    entryPoints: { page: here('page.ts') },
     bundle: true,
+    splitting: true,
+    outdir: here('.'),
     write: false,
     format: 'esm',
     platform: 'browser',
@@ -47,7 +54,7 @@ async function bundlePage(): Promise<string> {
   }).catch((error: Error) => {
     throw new Error(`The page could not be bundled (in this repository, run \`npm run build\` first): ${error.message}`);
   });
-  return built.outputFiles[0]?.text ?? '';
+  return new Map(built.outputFiles.map((file) => [`/${basename(file.path)}`, file.text]));
 }
 
 /** The demo session of a request: a cookie this server set. A real app would use its own login here. */
@@ -78,16 +85,17 @@ function avatarProxy(api: { baseURL: string; apiKey: string }) {
   );
 }
 
-/** The page and its script; anything else is a 404. */
-function pages(html: string, script: string) {
+/** The page and its scripts; anything else is a 404. */
+function pages(html: string, scripts: Map<string, string>) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (req.method !== 'GET' || (path !== '/' && path !== '/page.js')) {
+    const script = scripts.get(path);
+    if (req.method !== 'GET' || (path !== '/' && script === undefined)) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
     }
     const headers: Record<string, string> = { 'cache-control': 'no-store' };
-    if (path === '/page.js') return void res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(script);
+    if (script !== undefined) return void res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(script);
     // A visitor without a session gets one: it is all the proxy knows of who asks.
     if (sessionOf(req.headers.cookie) === undefined)
       headers['set-cookie'] = `${SESSION}=${randomUUID()}; Path=/; HttpOnly; SameSite=Strict`;

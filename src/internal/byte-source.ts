@@ -4,7 +4,7 @@ import { chunksOf } from './http-client.js';
 import { shorten } from './shorten.js';
 
 // Upload inputs that are bytes already (Uint8Array, ArrayBuffer, Blob/File, web ReadableStream), opened with web APIs
-// only: the sources of the web entry, and the byte cases of internal/source.ts, which adds paths and Node streams.
+// only: the web platform's sources, and the byte cases of internal/source.ts (Node's), which adds paths and streams.
 
 /**
  * An upload input opened for random-access reads (media probing) and for sending (as many times as a
@@ -25,8 +25,8 @@ export interface LocalSource {
 }
 
 /**
- * The File shape form-data-encoder and formdata-node accept, built by hand: formdata-node's own file streams throw
- * an uncaught exception when a server answers (say, 503) before reading the whole upload.
+ * The File shape form-data-encoder accepts, built by hand: a library's own file streams (formdata-node's) throw an
+ * uncaught exception when a server answers (say, 503) before reading the whole upload.
  */
 export type UploadFileLike = ReturnType<typeof fileLike>;
 
@@ -58,10 +58,7 @@ export async function openBytes(input: unknown, field: string, name = field): Pr
   return undefined;
 }
 
-/**
- * The web entry's `openSource`: bytes only (a path needs a filesystem). Its exports match internal/source.ts's, which
- * the web build replaces by this file (tsup.config.ts).
- */
+/** The web platform's `openSource`: bytes only (a path needs a filesystem). */
 export async function openSource(input: unknown, field: string, name = field): Promise<LocalSource> {
   const source = await openBytes(input, field, name);
   if (source) return source;

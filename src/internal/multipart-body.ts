@@ -1,15 +1,11 @@
-import type * as Encoder from 'form-data-encoder';
 import type { FormDataEncoder } from 'form-data-encoder';
-import type * as FormDataNode from 'formdata-node';
 import type { LocalSource, UploadFileLike } from './byte-source.js';
-import { lazyRequire } from './lazy.js';
 
-// The multipart body of a create as bytes, web-pure: internal/multipart.ts hands it to undici as a Node stream, the
-// web entry (whose build bundles both packages) to fetch as it is.
+// The multipart body of a create as bytes, web-pure: the Node platform hands it to undici as a Node stream
+// (internal/multipart.ts), the web platform to fetch as it is. Each gives form-data-encoder as it loads it.
 
-// Loaded by the first upload: an app that sends no file never pays for them.
-const encoder = lazyRequire<typeof Encoder>('form-data-encoder');
-const formData = lazyRequire<typeof FormDataNode>('formdata-node');
+/** form-data-encoder's class, as the platform loaded it (lazily on Node, bundled on the web). */
+export type Encoder = typeof FormDataEncoder;
 
 /** A file part ready to send: where the bytes are, and the name and type to declare. */
 export interface FilePart {
@@ -25,19 +21,33 @@ export interface FilePart {
  * as the HTTP layer takes them, from 0 to the Content-Length.
  */
 export function multipartBody(
+  Encoder: Encoder,
   files: FilePart[],
   fields: Record<string, string>,
   onProgress?: (progress: { bytes: number; total: number }) => void,
 ): { body: AsyncIterable<Uint8Array>; headers: Record<string, string> } {
-  const form = new (formData().FormData)();
-  for (const [name, value] of Object.entries(fields)) form.set(name, value);
-  // formdata-node accepts any object shaped like a File; ours streams without buffering.
-  for (const part of files) form.set(part.field, part.source.toFile(part.filename, part.contentType) as unknown as File);
-  const encoded = new (encoder().FormDataEncoder)(form);
+  const entries: Array<[string, string | UploadFileLike]> = Object.entries(fields);
+  // A file part is shaped like a File and streams from its source without buffering.
+  for (const part of files) entries.push([part.field, part.source.toFile(part.filename, part.contentType)]);
+  const encoded = new Encoder(formOf(entries) as never);
   const headers: Record<string, string> = { 'content-type': encoded.contentType };
   if (encoded.contentLength !== undefined) headers['content-length'] = encoded.contentLength;
   const body = onProgress ? counted(bodyOf(encoded), Number(encoded.contentLength), onProgress) : bodyOf(encoded);
   return { body, headers };
+}
+
+/**
+ * The parts as the FormData shape form-data-encoder reads (it takes only their entries): a runtime's own FormData
+ * would turn a file part that is not a real File into a string.
+ */
+function formOf(entries: Array<[string, string | UploadFileLike]>) {
+  return {
+    [Symbol.toStringTag]: 'FormData',
+    append: () => {},
+    getAll: (name: string) => entries.filter(([key]) => key === name).map(([, value]) => value),
+    entries: () => entries[Symbol.iterator](),
+    [Symbol.iterator]: () => entries[Symbol.iterator](),
+  };
 }
 
 /** `chunks`, telling `onProgress` the bytes passed on so far: a count, no copy. */

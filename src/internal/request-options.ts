@@ -1,5 +1,5 @@
-import type { Readable } from 'node:stream';
 import type { ErrorAdvice } from './api-error.js';
+import type { RequestBody } from './http-client.js';
 import type { RequestKind } from './retry.js';
 
 /** Options every request method accepts; each overrides the client option of the same name. */
@@ -39,7 +39,7 @@ export interface APIRequest {
   route?: string | undefined;
   query?: Record<string, string | number | boolean | undefined | null> | undefined;
   /** Builds a fresh body for each attempt (an upload stream can only be read once). */
-  body?: () => Promise<{ stream: Readable; headers: Record<string, string> }>;
+  body?: () => Promise<{ stream: RequestBody; headers: Record<string, string> }>;
   kind: RequestKind;
   /** What this endpoint adds to an error's message (the API's own terms), if anything. */
   advice?: ErrorAdvice | undefined;

@@ -1,10 +1,13 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import diagnostics_channel from 'node:diagnostics_channel';
+import { platform } from '#platform';
 import type { ErrorOrigin } from '../errors.js';
+import type { TracingChannel } from './platform.js';
 
-// The tracing mechanism (node:diagnostics_channel) and the request channel. Payloads hold no key, no URL and no body:
-// method, path template, host, counts and ids only. With nobody subscribed, nothing is built or published. What the
-// operations around requests are (jobs, downloads, batch items) is lib/tracing.ts's to say.
+export type { TracingChannel } from './platform.js';
+
+// The tracing mechanism (the platform's: node:diagnostics_channel on Node, inert on the web) and the request channel.
+// Payloads hold no key, no URL and no body: method, path template, host, counts and ids only. With nobody subscribed,
+// nothing is built or published. What the operations around requests are (jobs, downloads, batch items) is
+// lib/tracing.ts's to say.
 
 /** The route of a request to the file host: its address is signed, so it is never published. */
 export const FILE_ROUTE = '{file}';
@@ -28,7 +31,12 @@ export interface RequestTrace {
   job?: object | undefined;
 }
 
-const requests = diagnostics_channel.tracingChannel<string, RequestTrace>('avatar-video:request');
+/** The runtime's tracing channel `name`: node:diagnostics_channel's on Node, one nobody can subscribe to on the web. */
+export function tracingChannel<P extends object>(name: string): TracingChannel<P> {
+  return platform.tracingChannel<P>(name);
+}
+
+const requests = tracingChannel<RequestTrace>('avatar-video:request');
 
 /** Whether anyone listens to requests: an operation around them is then worth tracing too, for them to point at. */
 export function requestsTraced(): boolean {
@@ -39,11 +47,7 @@ export function requestsTraced(): boolean {
  * `call` traced on `channel` with `trace` as the payload. Its result stays out of the payload (diagnostics_channel
  * would add it as `result`): an answer may hold addresses, and the payload holds only what is documented.
  */
-export async function traced<T, P extends object>(
-  channel: diagnostics_channel.TracingChannel<string, P>,
-  trace: P,
-  call: () => Promise<T>,
-): Promise<T> {
+export async function traced<T, P extends object>(channel: TracingChannel<P>, trace: P, call: () => Promise<T>): Promise<T> {
   let result: T | undefined;
   await channel.tracePromise(async () => {
     result = await call();
@@ -52,7 +56,7 @@ export async function traced<T, P extends object>(
 }
 
 /** The traced operation around the current call, for its requests (and whatever else lib/ traces) to point at. */
-const current = new AsyncLocalStorage<object>();
+const current = platform.operationScope();
 
 /** Run `call` inside the operation `scope`. */
 export function inScope<T>(scope: object, call: () => T): T {

@@ -1,3 +1,4 @@
+import type * as Zod from 'zod';
 import { AvatarVideoError, type ErrorOrigin, ResponseTooLargeError, ResponseValidationError } from '../errors.js';
 import { describeIssues, type Schema } from '../schemas.js';
 import { apiError, fileHostError, streamedApiError } from './api-error.js';
@@ -27,6 +28,8 @@ export interface TransportOptions {
   timeout: number;
   maxRetries: number;
   maxRetryDelay: number;
+  /** zod, loaded (through the platform) for the first answer a schema's fast path does not take. */
+  loadZod: () => Promise<typeof Zod>;
 }
 
 /** Per-call settings of a streamed GET: its attempt number under the read retries, its body's idle limit. */
@@ -60,6 +63,7 @@ export class Transport {
   readonly #debug: boolean;
   readonly #redact = (headers: RawHeaders) => redactHeaders(headers, this.#apiKey);
   readonly #log = (message: string) => this.logger.info(message);
+  readonly #loadZod: () => Promise<typeof Zod>;
 
   constructor(options: TransportOptions) {
     const base = new URL(options.baseURL);
@@ -76,6 +80,7 @@ export class Transport {
     const key: Record<string, string> = options.apiKey ? { 'x-api-key': options.apiKey } : {};
     this.#headers = Object.freeze({ ...safeHeaders(options.headers), ...key });
     this.#http = options.http;
+    this.#loadZod = options.loadZod;
   }
 
   /** Absolute URL of an API path (`v1/...`). */
@@ -192,7 +197,8 @@ export class Transport {
         requestId: requestId(answer.headers),
       });
     }
-    const data = parseBody(schema, answer.text, where, answer.headers, this.#apiKey);
+    const json = parseJSON(answer.text, where, answer.headers, this.#apiKey);
+    const data = schema.accepts?.(json) ? json : checked(schema(await this.#loadZod()), json, where, answer.headers, this.#apiKey);
     return { data, status: answer.status, headers: answer.headers };
   }
 }
@@ -204,11 +210,10 @@ function queryString(query: APIRequest['query']): string {
   return defined.length === 0 ? '' : `?${new URLSearchParams(defined)}`;
 }
 
-/** The answer's body, parsed and checked against `schema`; `where` is its path, for messages. */
-function parseBody<T>(schema: Schema<T>, raw: string, where: string, headers: RawHeaders, secret: string): T {
-  let json: unknown;
+/** The answer's body as JSON; `where` is its path, for messages. */
+function parseJSON(raw: string, where: string, headers: RawHeaders, secret: string): unknown {
   try {
-    json = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch {
     const text = scrub(raw, secret);
     throw new ResponseValidationError({
@@ -218,8 +223,11 @@ function parseBody<T>(schema: Schema<T>, raw: string, where: string, headers: Ra
       problems: ['(body): not JSON'],
     });
   }
-  if (schema.accepts?.(json)) return json;
-  const result = schema().safeParse(json);
+}
+
+/** `json` checked against the zod schema its fast path did not take. */
+function checked<T>(schema: Zod.ZodType<T>, json: unknown, where: string, headers: RawHeaders, secret: string): T {
+  const result = schema.safeParse(json);
   if (!result.success) {
     const id = requestId(headers);
     const problems = describeIssues(result.error).map((problem) => scrub(problem, secret));

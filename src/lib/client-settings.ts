@@ -1,4 +1,3 @@
-import { AvatarVideoError } from '../errors.js';
 import { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
 import { isLogLevel, type Logger, leveledLogger } from '../internal/logger.js';
 import type { RequestOptions } from '../internal/request-options.js';
@@ -24,11 +23,4 @@ export function clientSettings(options: SharedOptions, level: unknown) {
     limiter: new ConcurrencyLimiter({ concurrency: options.jobConcurrency }),
     logger: leveledLogger(options.logger ?? console, isLogLevel(level) ? level : 'warn'),
   };
-}
-
-/** A key read with a newline or a space in it (a file, a copied secret) is refused before it reaches a header. */
-export function checkKeyCharacters(apiKey: string): void {
-  if (/[\s\x00-\x1f\x7f]/.test(apiKey)) {
-    throw new AvatarVideoError('The API key contains whitespace or control characters; check how it was read.');
-  }
 }

@@ -1,5 +1,4 @@
-import diagnostics_channel from 'node:diagnostics_channel';
-import { currentScope, inScope, requestsTraced, traced } from '../internal/tracing.js';
+import { currentScope, inScope, requestsTraced, traced, tracingChannel } from '../internal/tracing.js';
 
 // The video operations traced around requests: a job, a download, a batch item (the request channel itself is
 // internal/tracing.ts's). Payloads hold counts and ids only; with nobody subscribed, nothing is built or published.
@@ -40,9 +39,9 @@ export interface BatchItemTrace {
 }
 
 const channels = {
-  job: diagnostics_channel.tracingChannel<string, JobTrace>('avatar-video:job'),
-  download: diagnostics_channel.tracingChannel<string, DownloadTrace>('avatar-video:download'),
-  batchItem: diagnostics_channel.tracingChannel<string, BatchItemTrace>('avatar-video:batch-item'),
+  job: tracingChannel<JobTrace>('avatar-video:job'),
+  download: tracingChannel<DownloadTrace>('avatar-video:download'),
+  batchItem: tracingChannel<BatchItemTrace>('avatar-video:batch-item'),
 };
 
 /** The job traced around the current call: only traceJob puts an operation in scope. */

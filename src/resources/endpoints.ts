@@ -1,10 +1,9 @@
 import type { Answer } from '../internal/api-promise.js';
 import { header } from '../internal/headers.js';
-import { encodeMultipart } from '../internal/multipart.js';
 import { apiPath } from '../internal/path.js';
+import type { Platform } from '../internal/platform.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
-import { contentBody, type VideoContent } from '../lib/content.js';
 import type { CreateOptions, CreateUpload, Endpoints, StreamedAnswer, StreamOptions } from '../lib/endpoints.js';
 import { prepareUnchecked, type VideoCreateParams } from '../lib/media/prepare.js';
 import { prepareValidated } from '../lib/media/validate.js';
@@ -17,18 +16,29 @@ const advice = (status: number, code: string | undefined, message: string | unde
     ? 'video references are a gated preview: ask for access to use video_reference, or send an image_reference'
     : undefined;
 
+/** A video's file as a stream: its body is the platform's (a Node Readable, a web ReadableStream). */
+export interface StreamedContent {
+  body: unknown;
+  contentLength: number | undefined;
+  contentType: string | undefined;
+  url: string;
+}
+
 /**
  * @internal The endpoints of `/v1/videos` over the client's transport: the one place each request is described.
- * The resource's public methods and every workflow of lib/ (through the {@link Endpoints} port) call these.
+ * The resource's public methods and every workflow of lib/ (through the {@link Endpoints} port) call these. The
+ * runtime's platform encodes a create's body and gives a video's bytes as its users read a stream.
  */
 export class VideoEndpoints implements Endpoints {
   readonly #transport: Transport;
   /** The client's media limits, which a checked create's inputs are held to. */
   readonly #limits: { maxAudioSeconds: number };
+  readonly #platform: Pick<Platform, 'encodeMultipart' | 'contentBody'>;
 
-  constructor(transport: Transport, limits: { maxAudioSeconds: number }) {
+  constructor(transport: Transport, limits: { maxAudioSeconds: number }, platform: Pick<Platform, 'encodeMultipart' | 'contentBody'>) {
     this.#transport = transport;
     this.#limits = limits;
+    this.#platform = platform;
   }
 
   async openCreate(params: VideoCreateParams, options: Pick<CreateOptions, 'validate'>): Promise<CreateUpload> {
@@ -36,7 +46,7 @@ export class VideoEndpoints implements Endpoints {
     const prepared = options.validate === false ? await prepareUnchecked(params) : await prepareValidated(params, this.#limits);
     return {
       send: (request) => {
-        const body = () => encodeMultipart(prepared.files, prepared.fields, request.onUploadProgress);
+        const body = () => this.#platform.encodeMultipart(prepared.files, prepared.fields, request.onUploadProgress);
         return this.#transport.request({ method: 'POST', path: 'v1/videos', kind: 'create', body, advice }, videoSchema, request);
       },
       close: () => prepared.dispose(),
@@ -67,20 +77,20 @@ export class VideoEndpoints implements Endpoints {
   }
 
   /** `GET /v1/videos/{id}/content` as a stream, with the read retries. */
-  content(id: string, options: RequestOptions): Promise<Answer<VideoContent>> {
+  content(id: string, options: RequestOptions): Promise<Answer<StreamedContent>> {
     return this.#streamed(options, (attempt) => this.openContent(id, { ...options, attempt }));
   }
 
   /** A video's file at its signed address `url` as a stream, with the read retries (the web entry behind a proxy). */
-  fileContent(url: URL, options: RequestOptions): Promise<Answer<VideoContent>> {
+  fileContent(url: URL, options: RequestOptions): Promise<Answer<StreamedContent>> {
     return this.#streamed(options, (attempt) => this.openFile(url, { ...options, attempt }));
   }
 
-  async #streamed(options: RequestOptions, open: (attempt: number) => Promise<StreamedAnswer>): Promise<Answer<VideoContent>> {
+  async #streamed(options: RequestOptions, open: (attempt: number) => Promise<StreamedAnswer>): Promise<Answer<StreamedContent>> {
     const response = await this.retryingReads(options, open);
     const length = Number(header(response.headers, 'content-length'));
     const data = {
-      body: contentBody(response),
+      body: this.#platform.contentBody(response),
       contentLength: Number.isFinite(length) ? length : undefined,
       contentType: header(response.headers, 'content-type'),
       url: response.url.href,

@@ -1,58 +1,54 @@
 import type { Answer, APIPromise } from '../internal/api-promise.js';
-import { checkArgument, checkOptions, ITERABLE, pathTo, refuseOption, videoIdOf } from '../internal/arguments.js';
-import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import { checkOptions, refuseOption, videoIdOf } from '../internal/arguments.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
-import { generateBatch } from '../lib/batch/generate-batch.js';
-import type { BatchItem, BatchSummary, GenerateBatchOptions } from '../lib/batch/types.js';
-import type { VideoContent } from '../lib/content.js';
-import { type DownloadOptions, type DownloadResult, downloadVideo } from '../lib/download.js';
 import type { CreateOptions, JobContext } from '../lib/endpoints.js';
-import {
-  type CreateAndWaitOptions,
-  createAndWait,
-  type GenerateOptions,
-  type GenerateResult,
-  generate,
-  MAX_RETRIES_APPLIES,
-} from '../lib/generate.js';
-import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
+import { type CreateAndWaitOptions, createAndWait, MAX_RETRIES_APPLIES } from '../lib/generate.js';
 import { checkParams, type VideoCreateParams } from '../lib/media/prepare.js';
 import { type PollOptions, type PollResult, type PollState, pollVideo } from '../lib/poll.js';
 import { type WaitOptions, waitForVideo } from '../lib/wait.js';
 import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import type { Video } from '../schemas.js';
-import { VideoEndpoints } from './endpoints.js';
+import type { VideoEndpoints } from './endpoints.js';
 
 export type { CreateOptions } from '../lib/endpoints.js';
 
 /** Options of `videos.contentURL`. */
 export type ContentURLOptions = RequestOptions;
 
+/** @internal What the client builds a `Videos` from: its transport, the endpoints over it, and whether it has no key. */
+export interface VideosParts {
+  transport: Transport;
+  api: VideoEndpoints;
+  /** The client's state the workflows of lib/ take beside the calls. */
+  context: JobContext;
+  /** Behind avatar-video/proxy (a page, no key): the content address is asked as JSON, a page cannot read a redirect. */
+  proxied: boolean;
+}
+
 /**
- * `client.videos`: the endpoint methods of `/v1/videos`, and the workflows built on them. Every endpoint method
- * returns an `APIPromise`: await it for the result, or call `.withResponse()` for the request id, status and headers.
- * Every method checks its arguments before any request: one missing or of the wrong kind (no options where some
- * are needed, a `timeout` that is not a number) rejects with an `InvalidArgumentError` that says what to pass.
+ * `client.videos` on every runtime: the endpoint methods of `/v1/videos`, and the waits built on them. `Params` are the
+ * runtime's create parameters (paths and Node streams on Node, bytes on the web), `Content` its streamed video.
+ * Every endpoint method returns an `APIPromise`: await it for the result, or call `.withResponse()` for the request
+ * id, status and headers. Every method checks its arguments before any request: one missing or of the wrong kind (no
+ * options where some are needed, a `timeout` that is not a number) rejects with an `InvalidArgumentError` that says
+ * what to pass.
  */
-export class Videos {
+export class VideoCalls<Params extends object, Content> {
   readonly #transport: Transport;
   /** The endpoints: what every method below calls, and the one port of calls the workflows of lib/ take. */
   readonly #api: VideoEndpoints;
   /** What the workflows of lib/ know of the client besides its calls: its limit on jobs, limits, logger, defaults. */
   readonly #context: JobContext;
+  readonly #proxied: boolean;
 
-  /** @internal Built by the client, which owns the transport. */
-  static build(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter): Videos {
-    return new Videos(transport, limits, limiter);
-  }
-
-  // Private, and built through `build` above: the published type shows no constructor, nor the internal types it takes.
-  private constructor(transport: Transport, limits: { maxAudioSeconds: number }, limiter: ConcurrencyLimiter) {
+  // Typed `unknown`: the published types show no internal type. The client builds it (VideosParts).
+  protected constructor(parts: unknown) {
+    const { transport, api, context, proxied } = parts as VideosParts;
     this.#transport = transport;
-    this.#api = new VideoEndpoints(transport, limits);
-    const { logger, timeout, maxRetryDelay } = transport;
-    this.#context = { logger, timeout, maxRetryDelay, limiter, limits };
+    this.#api = api;
+    this.#context = context;
+    this.#proxied = proxied;
   }
 
   /**
@@ -64,9 +60,9 @@ export class Videos {
    * `signal` stops the upload while it is being sent; an abort after it has left waits for the answer and returns
    * the job, which exists and is paid for.
    */
-  create(params: VideoCreateParams, options?: CreateOptions): APIPromise<Video> {
+  create(params: Params, options?: CreateOptions): APIPromise<Video> {
     const method = 'videos.create';
-    return this.#transport.promise(() => this.#api.create(checkParams(method, params), checkOptions(method, options)));
+    return this.#transport.promise(() => this.#api.create(checkParams(method, params as VideoCreateParams), checkOptions(method, options)));
   }
 
   /**
@@ -97,25 +93,40 @@ export class Videos {
   }
 
   /**
-   * Stream the MP4 of a COMPLETE video. The redirect is followed here, and the key is not sent to the
-   * file's host. Use `download` to save to a file; this is for piping elsewhere. Unlike `download`, the
-   * bytes are NOT verified: they are whatever the file host sends, as it sends them.
+   * Stream the MP4 of a COMPLETE video: a Node stream on Node, Bun and Deno, a web `ReadableStream` on the web (for
+   * a `Response`, or R2). The redirect is followed here, and the key is not sent to the file's host. On Node, use
+   * `download` to save to a file; this is for piping elsewhere. Unlike `download`, the bytes are NOT verified: they
+   * are whatever the file host sends, as it sends them. Behind avatar-video/proxy (a page), the file's address is
+   * asked of the proxy as JSON first.
    * @param video An id, or a video (its `id` is used).
    */
-  content(video: string | Video, options?: RequestOptions): APIPromise<VideoContent> {
+  content(video: string | Video, options?: RequestOptions): APIPromise<Content> {
     const method = 'videos.content';
-    return this.#transport.promise(() => this.#api.content(videoIdOf(method, video), checkOptions(method, options)));
+    return this.#transport.promise(async () => {
+      const id = videoIdOf(method, video);
+      const checked = checkOptions(method, options);
+      const answer = this.#proxied
+        ? await this.#api.fileContent(new URL((await this.#api.signedAddress(id, checked)).data), checked)
+        : await this.#api.content(id, checked);
+      // The platform made the body: the runtime's own stream, which `Content` names.
+      return answer as Answer<Content>;
+    });
   }
 
   /**
    * The signed address of a COMPLETE video's file, for a `<video>` tag, a player or another service: the
    * content redirect is resolved and nothing is sent to the file host. The address is a secret of its own
-   * (anyone holding it can fetch the video) and may expire: ask again rather than storing it.
+   * (anyone holding it can fetch the video) and may expire: ask again rather than storing it. In a browser it is asked
+   * of avatar-video/proxy as JSON (`accept: application/json`), as a page cannot read a redirect.
    * @param video An id, or a video (its `id` is used).
    */
-  contentURL(video: string | Video, options?: ContentURLOptions): APIPromise<string> {
+  contentURL(video: string | Video, options?: RequestOptions): APIPromise<string> {
     const method = 'videos.contentURL';
-    return this.#transport.promise(() => this.#api.contentURL(videoIdOf(method, video), checkOptions(method, options)));
+    return this.#transport.promise(() => {
+      const id = videoIdOf(method, video);
+      const checked = checkOptions(method, options);
+      return this.#proxied ? this.#api.signedAddress(id, checked) : this.#api.contentURL(id, checked);
+    });
   }
 
   /**
@@ -162,74 +173,9 @@ export class Videos {
    * made again (`maxJobAttempts`, 3 jobs at most). When the wait stops for another reason (an abort, a 401), a
    * warning names the job, which keeps running on the service.
    */
-  async createAndWait(params: VideoCreateParams, options?: CreateAndWaitOptions): Promise<Video> {
+  async createAndWait(params: Params, options?: CreateAndWaitOptions): Promise<Video> {
     const method = 'videos.createAndWait';
     const checked = refuseOption(method, checkOptions(method, options), 'maxRetries', MAX_RETRIES_APPLIES);
-    return createAndWait(this.#api, this.#context, checkParams(method, params), checked);
-  }
-
-  /**
-   * Save a COMPLETE video to `path`. Bytes go to a temporary file beside `path`, are checked (the announced
-   * size, a type that is not a document, an MP4 whose top-level boxes add up), flushed to disk, then renamed
-   * over `path`: a failed or aborted download never leaves a partial file there, nor touches a file already
-   * there. A dropped connection is resumed with a byte range only when the first answer proved which file it
-   * is; otherwise it starts over. For piping elsewhere (S3, an HTTP response), use `content`.
-   * @param video An id (its status is checked first), or a video already COMPLETE.
-   * @throws VideoNotReadyError when the video is not COMPLETE; nothing is downloaded.
-   * @throws DownloadIntegrityError when what arrived is not the video (`reason`, `videoId`, `requestId`).
-   */
-  async download(video: string | Video, path: string, options?: DownloadOptions): Promise<DownloadResult> {
-    const method = 'videos.download';
-    videoIdOf(method, video);
-    checkArgument(method, 'path', path, pathTo("the file to save to, e.g. 'video.mp4'"));
-    return downloadVideo(this.#api, this.#context, video, path, checkOptions(method, options));
-  }
-
-  /**
-   * Create a video, wait for it and save it to `output`: the whole workflow in one call.
-   * `output` is checked before anything is created (its folder exists and is writable, it is not a folder).
-   * Every error after the create carries the job's `videoId` and names the call that goes on with it: if saving
-   * fails, the video is still COMPLETE on the service, so `download(id, output)` can be tried again without paying twice.
-   * Like `createAndWait`, it shares the client's limit on jobs running at once: `Promise.all` of many calls starts
-   * 2 jobs, then more as the service accepts them (`jobLimit: 'external'` leaves that to a queue of your own).
-   * A job that ends FAILED for a rate limit or a fault of the service is created again, as a batch's item is
-   * (`maxJobAttempts`, 3 jobs at most). For a worker that may crash: store the id in `onCreated`, and take the job up again with `videoId`.
-   * @throws OutputPathError when `output` cannot be saved to; no request is sent.
-   * @throws InvalidArgumentError for a `videoId` that is not an id or an unknown `jobLimit`; no request is sent.
-   */
-  async generate(params: VideoCreateParams, options: GenerateOptions): Promise<GenerateResult> {
-    const method = 'videos.generate';
-    return generate(this.#api, this.#context, checkParams(method, params), checkOptions(method, options, "{ output: 'video.mp4' }"));
-  }
-
-  /**
-   * Make a video of any length: audio over `maxSegmentSeconds` is split at quiet points, the segments are
-   * generated side by side (each job under the client's one limit, `jobConcurrency`), and their MP4s are joined without re-encoding. A manifest in `workDir`
-   * records every job, so running the same call again after a crash, an abort or a failed segment resumes
-   * without paying twice. Audio no longer than `maxSegmentSeconds` (the client's `limits.maxAudioSeconds`, 60 s unless
-   * configured, as in a batch) is one ordinary `generate`. `onRunProgress` reports the run's phases and segments. `output` and `workDir` are checked
-   * before anything is created; every error after a create carries a job's `videoId` and names the jobs made.
-   * @throws OutputPathError when `output` or `workDir` cannot be saved to; no request is sent.
-   */
-  async generateLong(params: VideoCreateParams, options: GenerateLongOptions): Promise<GenerateLongResult> {
-    const method = 'videos.generateLong';
-    const checked = checkOptions(method, options, "{ output: 'long.mp4' }");
-    return generateLong(this.#api, this.#context, checkParams(method, params), checked);
-  }
-
-  /**
-   * Make many videos, one per item, each saved as `<outputDir>/<key>.mp4`. `outputDir` and every item are checked
-   * before any job is created (`OutputPathError`; all item problems at once, as `BatchInputError`). An item whose
-   * audio is longer than one job allows is made as `generateLong` makes it, its segments' jobs listed in its
-   * result's `segmentVideoIds`. Jobs run as many at once as the client's limit lets (`jobConcurrency`, shared with
-   * its other calls); a job FAILED for a rate limit or a fault of the service is created again (`maxJobAttempts`). A ledger in `outputDir` makes the call resumable: after a crash or
-   * an abort, run it again over the same folder and no job is paid for twice. Items that fail are reported in the summary; they do not stop the batch.
-   */
-  async generateBatch(items: Iterable<BatchItem> | AsyncIterable<BatchItem>, options: GenerateBatchOptions): Promise<BatchSummary> {
-    const method = 'videos.generateBatch';
-    checkArgument(method, 'items', items, ITERABLE);
-    const checked = checkOptions(method, options, "{ outputDir: 'videos' }");
-    checkArgument(method, 'outputDir', checked.outputDir, pathTo("the folder to save to, e.g. 'videos'"));
-    return generateBatch(this.#api, this.#context, items, checked, generateLong);
+    return createAndWait(this.#api, this.#context, checkParams(method, params as VideoCreateParams), checked);
   }
 }

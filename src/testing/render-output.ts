@@ -3,7 +3,7 @@ import type { EncodedPacket, InputTrack } from 'mediabunny';
 
 /**
  * mediabunny, with `require` in both builds, and in the built package the copy it ships (src/build-constants.d.ts),
- * as the SDK loads it (its internal/mediabunny.ts): an app using both the SDK and this mock loads one copy, not
+ * as the SDK loads it (its platform/node.ts): an app using both the SDK and this mock loads one copy, not
  * two ("Mediabunny was loaded twice"). On first render, so that importing the mock does not pay for it.
  */
 const mediabunny = (): typeof import('mediabunny') =>

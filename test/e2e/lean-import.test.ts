@@ -95,7 +95,7 @@ describe.each(['probe.mjs', 'probe.cjs'])('%s: the packages loaded', (probe) => 
       imported: ['avatar-video'],
       client: ['avatar-video'],
       request: ['avatar-video', 'undici'],
-      upload: ['avatar-video', 'form-data-encoder', 'formdata-node', 'undici'],
+      upload: ['avatar-video', 'form-data-encoder', 'undici'],
     });
     expect(api.requests.map((request) => request.method)).toEqual(['GET', 'POST']);
   });

@@ -29,17 +29,32 @@ function specifiers(file: string, types = true): string[] {
 
 const files = sourceFiles(SRC);
 const name = (file: string) => relative(SRC, file);
-const graph = new Map(
-  files.map((file) => [
-    name(file),
-    specifiers(file)
-      .filter((spec) => spec.startsWith('.'))
-      .map((spec) => name(resolve(dirname(file), spec.replace(/\.js$/, '.ts')))),
-  ]),
-);
+/** package.json's `imports`: `#platform` is the runtime's platform, by the export conditions. */
+const PLATFORM_IMPORT = JSON.parse(readFileSync(join(SRC, '../package.json'), 'utf8')).imports['#platform'] as Record<string, string>;
+/** What `#platform` is under the web conditions and else (Node, Bun, Deno, and tsc, vitest and the Node builds). */
+const PLATFORMS = {
+  web: name(resolve(SRC, '..', PLATFORM_IMPORT.browser as string)),
+  node: name(resolve(SRC, '..', PLATFORM_IMPORT.default as string)),
+};
 
-/** Every file `entry` reaches by relative imports, itself included. */
+/** The modules `file` imports, `#platform` as the platform of `runtime`. */
+function importsOf(file: string, runtime: keyof typeof PLATFORMS): string[] {
+  return specifiers(file).flatMap((spec) => {
+    if (spec === '#platform') return [PLATFORMS[runtime]];
+    return spec.startsWith('.') ? [name(resolve(dirname(file), spec.replace(/\.js$/, '.ts')))] : [];
+  });
+}
+
+const graph = new Map(files.map((file) => [name(file), importsOf(file, 'node')]));
+/** The same modules as the web build resolves them (`#platform` under the browser condition). */
+const webGraph = new Map(files.map((file) => [name(file), importsOf(file, 'web')]));
+
+/** Every file `entry` reaches by relative imports (and `#platform` as Node's), itself included. */
 function reached(entry: string): Set<string> {
+  return reachedIn(graph, entry);
+}
+
+function reachedIn(graph: Map<string, string[]>, entry: string): Set<string> {
   const seen = new Set<string>();
   const visit = (node: string) => {
     if (seen.has(node)) return;
@@ -50,7 +65,7 @@ function reached(entry: string): Set<string> {
   return seen;
 }
 
-function findCycle(): string[] | undefined {
+function findCycle(graph: Map<string, string[]>): string[] | undefined {
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
   const visit = (node: string): string[] | undefined => {
@@ -115,9 +130,44 @@ const platformImports = (of: string[]) =>
       .map((spec) => `${name(file)}: ${spec}`),
   );
 
+/** `declare namespace X { export type { ... } }`: names only. */
+function isTypeNamespace(statement: ts.Statement): boolean {
+  return ts.isModuleDeclaration(statement) && (ts.getCombinedModifierFlags(statement) & ts.ModifierFlags.Ambient) !== 0;
+}
+
+/** A class whose only member is a constructor of one statement, `super(...)`: an entry's client or Videos, bound. */
+function bindsThePlatform(statement: ts.Statement, file: ts.SourceFile): boolean {
+  if (!ts.isClassDeclaration(statement) || !statement.heritageClauses) return false;
+  return statement.members.every(
+    (member) =>
+      ts.isConstructorDeclaration(member) &&
+      member.body?.statements.length === 1 &&
+      /^super\(/.test((member.body.statements[0] as ts.Statement).getText(file)),
+  );
+}
+
 describe('layers', () => {
-  it('has no import cycle in src/, type-only imports included', () => {
-    expect(findCycle()).toBeUndefined();
+  it('has no import cycle in src/, type-only imports included, with `#platform` as either runtime resolves it', () => {
+    expect(PLATFORMS).toEqual({ web: 'web/platform.ts', node: 'platform/node-runtime.ts' });
+    expect(findCycle(graph)).toBeUndefined();
+    expect(findCycle(webGraph)).toBeUndefined();
+  });
+
+  it('keeps each platform beneath the client: internal/, the top-level files and the media limits type, nothing above', () => {
+    // `#platform` reaches a platform from internal/ and lib/ (tracing, opening an upload, loading mediabunny): what a
+    // platform imports may not lead back up. Entries construct the one client with theirs.
+    const platforms = [...graph.keys()].filter((file) => file.startsWith('platform/') || file === PLATFORMS.web);
+    expect(platforms.sort()).toEqual(['platform/node-runtime.ts', 'platform/node.ts', 'web/platform.ts']);
+    const reach = platforms.flatMap((platform) =>
+      (graph.get(platform) ?? [])
+        .filter((dep) => !/^(internal\/|platform\/)/.test(dep) && !SHARED.includes(dep) && dep !== 'lib/media/types.ts')
+        .map((dep) => `${platform} -> ${dep}`),
+    );
+    expect(reach).toEqual([]);
+    const importers = (platform: string) => [...graph].filter(([, deps]) => deps.includes(platform)).map(([file]) => file);
+    // The Node entry builds its client with it; the Node `Videos` names its content type.
+    expect(importers('platform/node.ts')).toEqual(['index.ts', 'resources/file-videos.ts']);
+    expect(importers(PLATFORMS.node).filter((file) => !/^(internal|lib)\//.test(file))).toEqual(['platform/node.ts']);
   });
 
   it('keeps lib/ and internal/ from importing the client or the resources', () => {
@@ -200,13 +250,16 @@ describe('layers', () => {
     expect([...graph].filter(([file, deps]) => !file.startsWith('proxy/') && deps.some((dep) => dep.startsWith('proxy/')))).toEqual([]);
   });
 
-  it('keeps web/ its own entry: no node: module or undici in its files, and nothing else imports it', () => {
-    // The web build swaps the shared modules that touch Node for their twins in web/runtime/ (tsup.config.ts) and fails
-    // on any node: import left; here the entry's own files are held to it, and the Node side never reaches into web/.
+  it('keeps web/ its own entry and platform: no node: module or undici in its files; only `#platform` leads to it', () => {
+    // The web build resolves `#platform` to web/platform.ts (the browser condition) and fails on any node: import
+    // left (tsup.config.ts); here the web files are held to it, and no relative import of the Node side reaches web/.
     const webFiles = files.filter((file) => name(file).startsWith('web/'));
-    expect(webFiles.length).toBeGreaterThan(0);
+    expect(webFiles.map(name).sort()).toEqual(['web/index.ts', 'web/platform.ts']);
     expect(platformImports(webFiles)).toEqual([]);
     expect([...graph].filter(([file, deps]) => !file.startsWith('web/') && deps.some((dep) => dep.startsWith('web/')))).toEqual([]);
+    // The web entry never reaches what only a filesystem allows: the Node platform, the file workflows' resource.
+    const web = reachedIn(webGraph, 'web/index.ts');
+    expect([...web].filter((file) => file === PLATFORMS.node || /^(resources\/file-videos|lib\/(long|batch)\/)/.test(file))).toEqual([]);
   });
 
   it('imports only rightwards: index -> client -> resources -> lib -> internal', () => {
@@ -262,12 +315,19 @@ describe('layers', () => {
     expect(importers.map(([file]) => file)).toEqual(['cli/commands/mcp.ts']);
   });
 
-  it('keeps the entries free of code: index.ts, media/index.ts and proxy/index.ts only import and export', () => {
-    const code = ['index.ts', 'media/index.ts', 'proxy/index.ts'].flatMap((entry) => {
+  it('keeps the entries free of code: they import and export, and index.ts builds the one client with its platform', () => {
+    // An entry's `AvatarVideo` is the one client (client.ts) given the entry's platform and `Videos`: a constructor
+    // of one `super` call, and nothing else, in a class whose namespace names the types users meet in it.
+    const code = ['index.ts', 'web/index.ts', 'media/index.ts', 'proxy/index.ts'].flatMap((entry) => {
       const file = ts.createSourceFile(entry, readFileSync(join(SRC, entry), 'utf8'), ts.ScriptTarget.Latest);
       return file.statements
         .filter(
-          (statement) => !ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement) && !ts.isExportAssignment(statement),
+          (statement) =>
+            !ts.isImportDeclaration(statement) &&
+            !ts.isExportDeclaration(statement) &&
+            !ts.isExportAssignment(statement) &&
+            !isTypeNamespace(statement) &&
+            !bindsThePlatform(statement, file),
         )
         .map((statement) => `${entry}: ${statement.getText(file).slice(0, 60)}`);
     });

@@ -1,24 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import * as zod from 'zod';
 import { type VideoListParams, VideoPage } from '../../src/pagination.js';
 import { normaliseList, videoListSchema, videoSchema } from '../../src/schemas.js';
 import { video } from '../helpers/raw-server.js';
 
 describe('videoSchema', () => {
   it('keeps unknown fields and accepts new statuses and models', () => {
-    const parsed = videoSchema().parse(video('v', { status: 'QUEUED', model: 'service-video-2', future_field: { a: 1 } }));
+    const parsed = videoSchema(zod).parse(video('v', { status: 'QUEUED', model: 'service-video-2', future_field: { a: 1 } }));
     expect(parsed.status).toBe('QUEUED');
     expect(parsed.model).toBe('service-video-2');
     expect((parsed as Record<string, unknown>).future_field).toEqual({ a: 1 });
   });
   it('accepts a body without the deprecated video_id', () => {
     const { video_id: _omit, ...rest } = video('v');
-    expect(videoSchema().safeParse(rest).success).toBe(true);
+    expect(videoSchema(zod).safeParse(rest).success).toBe(true);
   });
   it('rejects a missing required field or a wrong type', () => {
     const { id: _id, video_id: _videoId, ...noId } = video('v');
-    expect(videoSchema().safeParse(noId).success).toBe(false);
-    expect(videoSchema().safeParse(video('v', { created_at: 'yesterday' })).success).toBe(false);
-    expect(videoSchema().safeParse(video('v', { error: { code: 1 } })).success).toBe(false);
+    expect(videoSchema(zod).safeParse(noId).success).toBe(false);
+    expect(videoSchema(zod).safeParse(video('v', { created_at: 'yesterday' })).success).toBe(false);
+    expect(videoSchema(zod).safeParse(video('v', { error: { code: 1 } })).success).toBe(false);
   });
 });
 
@@ -32,7 +33,7 @@ describe('list envelopes', () => {
     ['items + next_cursor', { items, next_cursor: 'c2' }, true, 'b', 'c2'],
     ['items + a null next_cursor', { items, next_cursor: null }, false, 'b', null],
   ])('accepts %s', (_name, body, hasMore, lastId, cursor) => {
-    const envelope = normaliseList(videoListSchema().parse(body));
+    const envelope = normaliseList(videoListSchema(zod).parse(body));
     expect(envelope.data.map((v) => v.id)).toEqual(['a', 'b']);
     expect(envelope.has_more).toBe(hasMore);
     expect(envelope.last_id).toBe(lastId);
@@ -46,9 +47,9 @@ describe('VideoPage', () => {
   };
   it('walks every page, by cursor or by last id', async () => {
     const pages: Record<string, ReturnType<typeof normaliseList>> = {
-      first: { data: [videoSchema().parse(video('a'))], has_more: true, last_id: 'a', next_cursor: 'c1' },
-      c1: { data: [videoSchema().parse(video('b'))], has_more: true, last_id: 'b', next_cursor: null },
-      b: { data: [videoSchema().parse(video('c'))], has_more: false, last_id: 'c', next_cursor: null },
+      first: { data: [videoSchema(zod).parse(video('a'))], has_more: true, last_id: 'a', next_cursor: 'c1' },
+      c1: { data: [videoSchema(zod).parse(video('b'))], has_more: true, last_id: 'b', next_cursor: null },
+      b: { data: [videoSchema(zod).parse(video('c'))], has_more: false, last_id: 'c', next_cursor: null },
     };
     const seen: unknown[] = [];
     const fetchPage = async (params: VideoListParams) => {
@@ -65,7 +66,7 @@ describe('VideoPage', () => {
     ]);
   });
   it('stops loudly on a repeated cursor', async () => {
-    const envelope = { data: [videoSchema().parse(video('a'))], has_more: true, last_id: 'a', next_cursor: 'same' };
+    const envelope = { data: [videoSchema(zod).parse(video('a'))], has_more: true, last_id: 'a', next_cursor: 'same' };
     const page = VideoPage.build(envelope, {}, async () => envelope);
     await expect(async () => {
       for await (const _ of page) {
@@ -81,9 +82,9 @@ describe('VideoPage', () => {
     await expect(page.getNextPage()).rejects.toThrow(/No next page/);
   });
   it('without has_more, judges by the page length against the limit asked (20 by default)', () => {
-    const videos = (n: number) => Array.from({ length: n }, (_, i) => videoSchema().parse(video(`v${i}`)));
+    const videos = (n: number) => Array.from({ length: n }, (_, i) => videoSchema(zod).parse(video(`v${i}`)));
     const bare = (n: number, params: VideoListParams) =>
-      VideoPage.build(normaliseList(videoListSchema().parse(videos(n))), params, mustNotFetch);
+      VideoPage.build(normaliseList(videoListSchema(zod).parse(videos(n))), params, mustNotFetch);
     expect(bare(20, {}).hasNextPage()).toBe(true);
     expect(bare(19, {}).hasNextPage()).toBe(false);
     expect(bare(3, { limit: 3, order: 'asc' }).nextPageParams()).toEqual({ limit: 3, order: 'asc', after: 'v2' });
@@ -96,8 +97,8 @@ describe('VideoPage', () => {
     expect(said(false, 20).hasNextPage()).toBe(false);
   });
   it('stops loudly when a bare-array server ignores `after`', async () => {
-    const full = Array.from({ length: 2 }, (_, i) => videoSchema().parse(video(`v${i}`)));
-    const envelope = normaliseList(videoListSchema().parse(full));
+    const full = Array.from({ length: 2 }, (_, i) => videoSchema(zod).parse(video(`v${i}`)));
+    const envelope = normaliseList(videoListSchema(zod).parse(full));
     const page = VideoPage.build(envelope, { limit: 2 }, async () => envelope);
     await expect(async () => {
       for await (const _ of page) {

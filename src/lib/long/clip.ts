@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { AudioCodec, Input, InputAudioTrack, InputTrack, InputVideoTrack, MetadataTags, Rotation, VideoCodec } from 'mediabunny';
+import { platform } from '#platform';
 import { JoinError } from '../../errors.js';
-import { loadMediabunny } from '../../internal/mediabunny.js';
 
 /** One input of a join, opened: its tracks and what must match across inputs. */
 export interface Clip {
@@ -25,7 +25,7 @@ const READ_CACHE_BYTES = 2 * 1024 * 1024;
 
 /** Open `path` for reading; the caller disposes `clip.input`. Throws {@link JoinError} for anything but an MP4/MOV with video. */
 export async function openClip(path: string): Promise<Clip> {
-  const { ALL_FORMATS, FilePathSource, Input } = await loadMediabunny();
+  const { ALL_FORMATS, FilePathSource, Input } = await platform.loadMediabunny();
   const input = new Input({ source: new FilePathSource(path, { maxCacheSize: READ_CACHE_BYTES }), formats: ALL_FORMATS });
   try {
     const video = await input.getPrimaryVideoTrack().catch(() => null);
@@ -66,7 +66,7 @@ export async function openClip(path: string): Promise<Clip> {
  * pre-roll, which the source's edit list hides; copied into the middle of a joined file they would play).
  */
 export async function* keptPackets(track: InputTrack, metadataOnly = false) {
-  const { EncodedPacketSink } = await loadMediabunny();
+  const { EncodedPacketSink } = await platform.loadMediabunny();
   for await (const packet of new EncodedPacketSink(track).packets(undefined, undefined, { metadataOnly })) {
     if (packet.timestamp >= 0) yield packet;
   }

@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { EncodedPacket, MetadataTags } from 'mediabunny';
+import { platform } from '#platform';
 import { JoinError } from '../../errors.js';
 import { checkArgument, checkOptions, isFilled, pathTo } from '../../internal/arguments.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
-import { loadMediabunny } from '../../internal/mediabunny.js';
 import { type Clip, countKeptPackets, differences, keptPackets, openClip } from './clip.js';
 import { joinedTags } from './provenance.js';
 import { throwIfAborted } from './segment-file.js';
@@ -119,7 +119,7 @@ async function planJoin(inputs: readonly string[], segmentIds: readonly string[]
 
 /** Pass two: copy every input's packets, shifted by the inputs before it, into `path`. */
 async function writeJoined(plan: Plan, path: string, options: JoinVideosOptions): Promise<void> {
-  const { EncodedAudioPacketSource, EncodedVideoPacketSource, FilePathTarget, Mp4OutputFormat, Output } = await loadMediabunny();
+  const { EncodedAudioPacketSource, EncodedVideoPacketSource, FilePathTarget, Mp4OutputFormat, Output } = await platform.loadMediabunny();
   const output = new Output({
     // 'mdta' metadata takes keys of any length, so every carried tag keeps its own name (see provenance.ts).
     format: new Mp4OutputFormat({ fastStart: 'reserve', metadataFormat: 'mdta' }),

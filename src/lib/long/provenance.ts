@@ -5,7 +5,7 @@ export const SEGMENTS_TAG = 'avatar-video.segments';
 
 type TagValue = string | Uint8Array | RichImageData;
 
-// Duck-typed so this module does not load mediabunny (see internal/mediabunny.ts).
+// Duck-typed so this module does not load mediabunny (see platform/node.ts).
 const isRichImage = (value: unknown): value is RichImageData =>
   typeof value === 'object' &&
   value !== null &&

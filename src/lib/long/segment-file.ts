@@ -2,8 +2,8 @@ import { basename } from 'node:path';
 import { UploadInputError } from '../../errors.js';
 import { abortError } from '../../internal/abort.js';
 import { writeFileAtomic } from '../../internal/atomic-file.js';
+import type { LocalSource } from '../../internal/byte-source.js';
 import { shorten } from '../../internal/shorten.js';
-import type { LocalSource } from '../../internal/source.js';
 
 /** Bytes copied per read: a segment is streamed through, never held whole. */
 const COPY_CHUNK = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { LocalSource } from '../../internal/source.js';
+import type { LocalSource } from '../../internal/byte-source.js';
 import { ByteReader } from '../media/reader.js';
 import { scanMp3Frames } from './mp3-frames.js';
 import { quietestFrame } from './quiet-points.js';

@@ -1,4 +1,4 @@
-import type { LocalSource } from '../../internal/source.js';
+import type { LocalSource } from '../../internal/byte-source.js';
 import { ByteReader } from '../media/reader.js';
 import { readWavLayout, type WavLayout } from '../media/wav.js';
 import { frameEnergies, sampleReader } from './pcm-energy.js';

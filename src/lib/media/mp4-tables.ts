@@ -1,4 +1,4 @@
-import type { LocalSource } from '../../internal/source.js';
+import type { LocalSource } from '../../internal/byte-source.js';
 import { unreadable } from './failure.js';
 import { type BoxRange, boxHeader } from './isobmff.js';
 import { u32be } from './reader.js';

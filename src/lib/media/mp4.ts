@@ -1,4 +1,4 @@
-import { loadMediabunny } from '../../internal/mediabunny.js';
+import { platform } from '#platform';
 import { ProbeFailure, unreadable, unsupported } from './failure.js';
 import { topLevelBoxes } from './isobmff.js';
 import { checkHeaderBoxes } from './mp4-tables.js';
@@ -28,7 +28,7 @@ const AUDIO_CODEC_NAMES: Record<string, string> = {
 /** `format` is what the brands said (`mp4` or `mov`); it names the container in messages. */
 export async function probeIsobmff(reader: ByteReader, format: MediaFormat): Promise<MediaInfo> {
   await checkHeaderBoxes(reader.source, await topLevelBoxes(reader));
-  const { Input, MP4, QTFF, CustomSource } = await loadMediabunny();
+  const { Input, MP4, QTFF, CustomSource } = await platform.loadMediabunny();
   const { source } = reader;
   const input = new Input({
     formats: [MP4, QTFF],

@@ -1,6 +1,7 @@
+import { platform } from '#platform';
 import { checkOptions } from '../../internal/arguments.js';
-import type { FilePart } from '../../internal/multipart.js';
-import { type LocalSource, openSource } from '../../internal/source.js';
+import type { LocalSource } from '../../internal/byte-source.js';
+import type { FilePart } from '../../internal/multipart-body.js';
 import type { VideoModel } from '../../schemas.js';
 import type { Uploadable } from '../../uploads.js';
 import { FILE_FIELDS } from './fields.js';
@@ -65,7 +66,7 @@ export async function openInputs(params: Record<string, unknown>): Promise<Map<s
   try {
     for (const field of FILE_FIELDS) {
       const value = params[field];
-      if (value !== undefined && value !== null) sources.set(field, await openSource(value as Uploadable, field));
+      if (value !== undefined && value !== null) sources.set(field, await platform.openSource(value, field));
     }
   } catch (error) {
     await disposeAll(sources);

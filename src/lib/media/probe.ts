@@ -1,7 +1,8 @@
+import { platform } from '#platform';
 import { MediaValidationError } from '../../errors.js';
 import { checkOptions } from '../../internal/arguments.js';
+import type { LocalSource } from '../../internal/byte-source.js';
 import { shorten } from '../../internal/shorten.js';
-import { type LocalSource, openSource } from '../../internal/source.js';
 import type { Uploadable } from '../../uploads.js';
 import { ProbeFailure, unsupported } from './failure.js';
 import { probeJpeg, probePng } from './image.js';
@@ -42,7 +43,7 @@ const ALLOWED_ANY = 'accepted formats are WAV and MP3 audio, JPEG and PNG images
  */
 export async function probeMedia(source: Uploadable, options?: ProbeOptions): Promise<MediaInfo> {
   const { fieldName } = checkOptions('probeMedia', options);
-  const local = await openSource(source, fieldName ?? 'input');
+  const local = await platform.openSource(source, fieldName ?? 'input');
   try {
     return await probeSource(local, fieldName);
   } finally {

@@ -1,4 +1,4 @@
-import type { LocalSource } from '../../internal/source.js';
+import type { LocalSource } from '../../internal/byte-source.js';
 
 /**
  * Random access over a {@link LocalSource} that keeps the last window read, so that parsers can ask for a

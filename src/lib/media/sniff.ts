@@ -5,7 +5,7 @@ import { isAdtsHeader, parseMpegHeader } from './mpeg-header.js';
 import { type ByteReader, fourcc, u32be } from './reader.js';
 import type { MediaFormat } from './types.js';
 
-// Not mediabunny's format detection: it would load 18 MB for every create (internal/mediabunny.ts) and names only
+// Not mediabunny's format detection: it would load 18 MB for every create (platform/node.ts) and names only
 // the containers it can read, where a user needs to hear "this is FLAC audio" of any file before an upload.
 
 /** What the first bytes say a file is: one of the accepted formats, or a description of something else. */

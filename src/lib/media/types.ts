@@ -26,3 +26,12 @@ export const FORMATS: Record<
   mp4: { name: 'MP4', label: 'an MP4 video', kind: 'video', extension: 'mp4', contentType: 'video/mp4' },
   mov: { name: 'MOV', label: 'a MOV video', kind: 'video', extension: 'mov', contentType: 'video/quicktime' },
 };
+
+/**
+ * Local media limits: the client's `limits`, and the options of `validateCreateParams`. The spec states audio of 1 to
+ * 60 s and, elsewhere, 1 to 180 s; the stricter applies by default.
+ */
+export interface MediaLimits {
+  /** Longest driving audio, in seconds. Raise to 180 only if your account accepts it. @default 60 */
+  maxAudioSeconds?: number | undefined;
+}

@@ -1,11 +1,11 @@
 import { type MediaIssueCode, MediaValidationError, type MediaValidationIssue } from '../../errors.js';
 import { checkOptions } from '../../internal/arguments.js';
+import type { LocalSource } from '../../internal/byte-source.js';
 import { shorten } from '../../internal/shorten.js';
-import type { LocalSource } from '../../internal/source.js';
 import { VIDEO_MODELS } from '../../schemas.js';
 import { checkParams, disposeAll, FILE_FIELDS, openInputs, type PreparedCreate, type VideoCreateParams } from './prepare.js';
 import { ALLOWED, probeSource } from './probe.js';
-import { FORMATS, type MediaInfo } from './types.js';
+import { FORMATS, type MediaInfo, type MediaLimits } from './types.js';
 
 /** What local validation found; `warnings` carry the spec's quality advice, which never rejects. */
 export interface ValidatedCreate {
@@ -15,14 +15,7 @@ export interface ValidatedCreate {
   warnings: string[];
 }
 
-/**
- * Local media limits: the client's `limits`, and the options of `validateCreateParams`. The spec states audio of 1 to
- * 60 s and, elsewhere, 1 to 180 s; the stricter applies by default.
- */
-export interface MediaLimits {
-  /** Longest driving audio, in seconds. Raise to 180 only if your account accepts it. @default 60 */
-  maxAudioSeconds?: number | undefined;
-}
+export type { MediaLimits };
 
 /** @deprecated The same type as `MediaLimits` (of `avatar-video` and `avatar-video/media`), under its old name. */
 export type ValidateOptions = MediaLimits;
