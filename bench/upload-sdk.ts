@@ -12,7 +12,7 @@ import { measureUpload } from './upload-measure.js';
 
 // The names src/ loads through lazyRequire, resolved from here as from the bundle: the same module instances.
 const warm = createRequire(import.meta.url);
-for (const name of ['undici', 'zod', 'form-data-encoder', 'formdata-node', 'mediabunny']) warm(name);
+for (const name of ['undici', 'zod', 'form-data-encoder', 'mediabunny']) warm(name);
 
 const [api, audio, videoPath] = process.argv.slice(2) as [string, string, string];
 await measureUpload(async () => {
