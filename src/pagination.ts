@@ -1,9 +1,30 @@
 import { AvatarVideoError } from './errors.js';
 import type { APIPromise, APIResponse } from './internal/api-promise.js';
+import { checkArgument, checkOptions, isFilled, isWhole, type Rule } from './internal/arguments.js';
 import type { Video, VideoListEnvelope } from './schemas.js';
 
 /** The service's page size when `limit` is not sent. */
 const DEFAULT_LIMIT = 20;
+
+/** The largest `limit` of a list page the service accepts. */
+const MAX_LIMIT = 100;
+
+/** The list query's rules: what the service would answer 422 for, refused before any request. */
+const LIST_RULES: Record<string, Rule> = {
+  limit: [(n) => isWhole(n) && n >= 1 && n <= MAX_LIMIT, `a whole number from 1 to ${MAX_LIMIT}`],
+  order: [(o) => o === 'asc' || o === 'desc', "'asc' or 'desc'"],
+  after: [isFilled, 'a video id'],
+};
+
+/** @internal `params` of `videos.list`, checked against {@link LIST_RULES}: an InvalidArgumentError names the one wrong. */
+export function checkListParams(params: VideoListParams | undefined): VideoListParams {
+  const query = checkOptions('videos.list', params, undefined, 'params');
+  for (const [name, rule] of Object.entries(LIST_RULES)) {
+    const value = (query as Record<string, unknown>)[name];
+    if (value !== undefined) checkArgument('videos.list', name, value, rule);
+  }
+  return query;
+}
 
 /** Query parameters of `videos.list`. */
 export interface VideoListParams {

@@ -10,7 +10,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export type Rule = [test: (value: unknown) => boolean, expected: string];
 
 const isNumber = (value: unknown): value is number => typeof value === 'number';
-const isWhole = (value: unknown): value is number => Number.isInteger(value);
+export const isWhole = (value: unknown): value is number => Number.isInteger(value);
 export const isFilled = (value: unknown): value is string => typeof value === 'string' && value !== '';
 const wholeFrom = (min: number): Rule => [(n) => isWhole(n) && n >= min, `a whole number of at least ${min}`];
 const milliseconds = (min: number): Rule => [
@@ -26,9 +26,6 @@ export const pathTo = (what: string): Rule => [isFilled, what];
 
 /** `'auto'`, or a fixed number of jobs at once. */
 export const CONCURRENCY: Rule = [(n) => n === 'auto' || wholeFrom(1)[0](n), "'auto' or a whole number of at least 1"];
-
-/** The largest `limit` of a list page the service accepts. */
-const MAX_LIMIT = 100;
 
 /**
  * The options of the public methods that a wrong value would break, by name: a name means the same wherever it is
@@ -57,10 +54,6 @@ const OPTION_RULES: Record<string, Rule> = {
     (s) => typeof (s as AbortSignal)?.aborted === 'boolean' && typeof (s as AbortSignal).addEventListener === 'function',
     'an AbortSignal',
   ],
-  // `videos.list`: what the service would answer 422 for, refused before any request.
-  limit: [(n) => isWhole(n) && n >= 1 && n <= MAX_LIMIT, `a whole number from 1 to ${MAX_LIMIT}`],
-  order: [(o) => o === 'asc' || o === 'desc', "'asc' or 'desc'"],
-  after: [isFilled, 'a video id'],
   videoId: [(id) => isFilled(id) && id !== '.' && id !== '..', "a job's id (e.g. 'vid_123')"],
   jobLimit: [(l) => l === 'client' || l === 'external', "'client' or 'external'"],
   outputDir: pathTo('a folder path'),

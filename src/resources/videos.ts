@@ -7,7 +7,7 @@ import { type CreateAndWaitOptions, createAndWait, MAX_RETRIES_APPLIES } from '.
 import { checkParams, type VideoCreateParams } from '../lib/media/prepare.js';
 import { type PollOptions, type PollResult, type PollState, pollVideo } from '../lib/poll.js';
 import { type WaitOptions, waitForVideo } from '../lib/wait.js';
-import { type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
+import { checkListParams, type VideoListParams, VideoPage, VideoPagePromise } from '../pagination.js';
 import type { Video } from '../schemas.js';
 import type { VideoEndpoints } from './endpoints.js';
 
@@ -84,7 +84,7 @@ export class VideoCalls<Params extends object, Content> {
   list(params?: VideoListParams, options?: RequestOptions): VideoPagePromise {
     const next = async (query: VideoListParams) => (await this.#api.list(query, options)).data;
     const first = async (): Promise<Answer<VideoPage>> => {
-      const query = checkOptions('videos.list', params, undefined, 'params');
+      const query = checkListParams(params);
       checkOptions('videos.list', options);
       const answer = await this.#api.list(query, options);
       return { ...answer, data: VideoPage.build(answer.data, query, next) };
