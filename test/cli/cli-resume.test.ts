@@ -1,10 +1,14 @@
-/** The CLI's advice after a failure, as pure functions: which command goes on, quoted for a shell. */
+/**
+ * The CLI's advice after a failure, as pure functions: which command goes on, quoted for a shell; and what it makes of
+ * an error the SDK named with its job (thrown by a real call, over a raw server).
+ */
 import { describe, expect, it } from 'vitest';
 import { cliFailure } from '../../src/cli/failure.js';
 import { resumeCommand, shellWord, withRerun, withResume } from '../../src/cli/resume.js';
 import { baseUrlProblem, type Failure } from '../../src/cli/session.js';
-import { APIConnectionError, AuthenticationError, NotFoundError, VideoNotReadyError } from '../../src/index.js';
-import { namingJob, nextCall } from '../../src/lib/job-error.js';
+import { APIConnectionError, AuthenticationError, AvatarVideo, NotFoundError, VideoNotReadyError } from '../../src/index.js';
+import { useCleanup } from '../helpers/fixture.js';
+import { json, rawServer, video } from '../helpers/raw-server.js';
 
 const failure: Failure = { exitCode: 1, lines: ['boom'], json: { error: { type: 'Error', message: 'boom' } } };
 
@@ -140,10 +144,36 @@ describe('after a connection failure no retry can fix', () => {
 });
 
 describe('cliFailure of an error that names its job', () => {
-  it('drops the SDK call from the message (the CLI adds its own command) and keeps the id', () => {
-    const unauthorised = new AuthenticationError({ status: 401, message: 'bad key', headers: {}, body: null });
-    const described = cliFailure(namingJob(unauthorised, 'vid_1', nextCall('vid_1', 'running')), false);
-    expect(described.lines).toEqual(['bad key', '(status 401, video vid_1)']);
-    expect(described.json.error).toMatchObject({ type: 'AuthenticationError', message: 'bad key', videoId: 'vid_1' });
+  const closers = useCleanup();
+
+  it('drops the SDK call from the message (the CLI adds its own command) and keeps the id', async () => {
+    // The job is created, then the wait's poll is refused: the SDK names vid_1 and the call that goes on with it.
+    const server = await rawServer((req, res) =>
+      req.method === 'POST' ? json(res, 200, video('vid_1')) : json(res, 401, { error: { code: 'unauthorized', message: 'bad key' } }),
+    );
+    const client = new AvatarVideo({ apiKey: 'sk-resume-test', baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+    closers.push(
+      () => client.close(),
+      () => server.close(),
+    );
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const params = { audio_reference: new Uint8Array([1, 2, 3]), image_reference: png };
+    const unauthorised = await client.videos.createAndWait(params, { validate: false, pollInterval: 10 }).catch((e: unknown) => e);
+    expect(unauthorised).toBeInstanceOf(AuthenticationError);
+    expect((unauthorised as Error).message).toBe(
+      `401 unauthorized: bad key. Video vid_1 was created and may still be running: call videos.waitForCompletion('vid_1').`,
+    );
+    const described = cliFailure(unauthorised, false);
+    // The message names the status and code already; the id, gone with the advice, is named after it.
+    expect(described.lines).toEqual(['401 unauthorized: bad key', '(video vid_1)']);
+    expect(described.json.error).toMatchObject({
+      type: 'AuthenticationError',
+      message: '401 unauthorized: bad key',
+      status: 401,
+      videoId: 'vid_1',
+    });
+    // A message that does not name the status gets it named after it too.
+    const bare = new AuthenticationError({ status: 401, message: 'bad key', headers: {}, body: null });
+    expect(cliFailure(bare, false).lines).toEqual(['bad key', '(status 401)']);
   });
 });

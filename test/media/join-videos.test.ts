@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { APIUserAbortError, JoinError } from '../../src/errors.js';
-import { joinVideos } from '../../src/lib/long/join-videos.js';
-import { joinedTags, SEGMENTS_TAG } from '../../src/lib/long/provenance.js';
+import { joinVideos } from '../../src/media/index.js';
 import { LANDSCAPE_MP4, PORTRAIT_MP4 } from '../../src/testing/fixtures.generated.js';
 import { PROVENANCE_KEY, provenanceValue, renderOutput } from '../../src/testing/render-output.js';
 import { useCleanup } from '../helpers/fixture.js';
-import { loadMediabunny, summarizeMp4, topLevelBoxes } from '../helpers/mp4.js';
+import { summarizeMp4, topLevelBoxes } from '../helpers/mp4.js';
 
 const OTHER = join(import.meta.dirname, '../fixtures/long/other-320x180-44k.mp4'); // 320x180, AAC 44.1 kHz stereo
 /** Well under one tick of either track's timescale error (1/57600 s video, 1/48000 s audio). */
@@ -92,7 +91,8 @@ describe('joinVideos', () => {
     const { tags, width, height } = await summarizeMp4(output);
     expect([width, height]).toEqual([720, 1280]);
     expect(tags[PROVENANCE_KEY]?.split('\n')).toEqual(['job_0', 'job_1', 'job_2'].map(provenanceValue));
-    expect(JSON.parse(tags[SEGMENTS_TAG] ?? '[]')).toEqual(['job_0', 'job_1', 'job_2']);
+    // The tag docs/options.md names for `metadata.segmentIds`.
+    expect(JSON.parse(tags['avatar-video.segments'] ?? '[]')).toEqual(['job_0', 'job_1', 'job_2']);
   });
 
   it('refuses clips whose codec settings differ, naming the file and each difference, and writes nothing', async () => {
@@ -142,30 +142,5 @@ describe('joinVideos', () => {
     expect(progress).toEqual([1 / 3]);
     await expect(readFile(output)).rejects.toThrow(/ENOENT/);
     expect(await leftovers()).toEqual([]);
-  });
-});
-
-describe('joinedTags', () => {
-  it('keeps every key, agreeing values once, differing text one per line, differing bytes per segment', async () => {
-    const { RichImageData } = await loadMediabunny();
-    const mark = new Uint8Array([1, 2, 3]);
-    const image = new RichImageData(new Uint8Array([9]), 'image/png');
-    const tags = joinedTags(
-      [
-        { raw: { '©cmt': 'made by the service', provenance: 'job=a', c2pa: mark, covr: image } },
-        { raw: { '©cmt': 'made by the service', provenance: 'job=b', c2pa: new Uint8Array([4]) } },
-        { raw: { provenance: 'job=a', extra: 'only here' } },
-      ],
-      ['a', 'b', 'a'],
-    );
-    expect(tags.raw).toEqual({
-      '©cmt': 'made by the service',
-      provenance: 'job=a\njob=b',
-      c2pa: mark,
-      'c2pa#2': new Uint8Array([4]),
-      covr: image,
-      extra: 'only here',
-      [SEGMENTS_TAG]: '["a","b","a"]',
-    });
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MediaValidationError } from '../../src/errors.js';
-import { probeMedia } from '../../src/lib/media/probe.js';
+import { probeMedia } from '../../src/media/index.js';
 import { toFile } from '../../src/uploads.js';
 
 /*

@@ -5,10 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { APIUserAbortError, MediaValidationError } from '../../src/errors.js';
-import { type AudioSegment, type SplitAudioResult, splitAudio } from '../../src/lib/long/split-audio.js';
-import { parseMpegHeader } from '../../src/lib/media/mpeg-header.js';
-import { probeMedia } from '../../src/lib/media/probe.js';
+import { type AudioSegment, probeMedia, type SplitAudioResult, splitAudio } from '../../src/media/index.js';
 import { useCleanup } from '../helpers/fixture.js';
+import { mp3FrameLength } from '../helpers/mp3.js';
 import { type SpeechLayout, speechLayout, speechSamples, wavHeader, writeSpeechWav } from '../helpers/speech.js';
 
 const LONG = join(import.meta.dirname, '../fixtures/long');
@@ -217,7 +216,7 @@ describe('splitAudio: MP3', () => {
     // Frames add up exactly: the segments are the original's bytes, cut between frames.
     const parts = await Promise.all(result.segments.map((s) => readFile(s.path)));
     expect(Buffer.concat(parts).equals(await readFile(source))).toBe(true);
-    for (const part of parts) expect(parseMpegHeader(part)).toBeDefined();
+    for (const part of parts) expect(mp3FrameLength(part)).toBeDefined();
     const total = result.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
     expect(total).toBeCloseTo(result.durationSeconds, 9);
     expect(result.durationSeconds).toBeCloseTo(copies * oneSeconds, 9);
@@ -238,7 +237,7 @@ describe('splitAudio: MP3', () => {
     const layout = speechLayout(61, { seed: 2 });
     expect(inPause(layout, (result.segments[1]?.startSeconds ?? 0) - LAME_DELAY_SECONDS, MP3_FRAME_SECONDS)).toBe(true);
 
-    const headerFrame = parseMpegHeader(original)?.frameLength ?? 0;
+    const headerFrame = mp3FrameLength(original) ?? 0;
     expect(original.toString('latin1', 0, headerFrame)).toMatch(/Info|Xing/);
     const parts = await Promise.all(result.segments.map((s) => readFile(s.path)));
     expect(Buffer.concat(parts).equals(original.subarray(headerFrame))).toBe(true);

@@ -2,10 +2,11 @@ import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
-import { type LongManifest, ManifestWriter } from '../../src/lib/long/manifest.js';
+import { AuthenticationError, AvatarVideo } from '../../src/index.js';
 import { joinVideos, splitAudio } from '../../src/media/index.js';
 import { useCleanup } from '../helpers/fixture.js';
-import { wav } from '../helpers/media.js';
+import { mockFixture, wav } from '../helpers/media.js';
+import { json, rawServer } from '../helpers/raw-server.js';
 
 const closers = useCleanup();
 let dir: string;
@@ -61,9 +62,21 @@ it("a manifest save and a segment split remove a killed writer's temp files, and
   const left = [ours(DEAD, 'dead', 'manifest.json'), ours(DEAD, 'dead', 'segment-000.wav')];
   const live = ours(process.pid, 'cafe', 'segment-000.wav');
   for (const name of [...left, live]) await writeFile(join(dir, name), 'half a file');
-  const manifest = { version: 1, input: {}, segments: [] } as unknown as LongManifest;
-  await new ManifestWriter(dir, manifest).save();
   await writeFile(join(dir, 'speech.wav'), wav(1));
   await splitAudio(join(dir, 'speech.wav'), { outputDir: dir });
-  expect((await readdir(dir)).sort()).toEqual([live, 'manifest.json', 'segment-000.wav', 'speech.wav'].sort());
+  // generateLong saves its manifest in its workDir before its first create, which this server refuses.
+  const server = await rawServer((_req, res) => json(res, 401, { error: { code: 'invalid_api_key', message: 'bad key' } }));
+  const client = new AvatarVideo({ apiKey: 'sk-stale-test', baseURL: server.url, logLevel: 'off' });
+  closers.push(
+    () => client.close(),
+    () => server.close(),
+  );
+  await writeFile(join(dir, 'long.wav'), wav(75));
+  const params = { audio_reference: join(dir, 'long.wav'), image_reference: mockFixture('portrait.png') };
+  await expect(client.videos.generateLong(params, { output: join(dir, 'long.mp4'), workDir: dir })).rejects.toBeInstanceOf(
+    AuthenticationError,
+  );
+  expect(server.requests.length).toBeGreaterThan(0);
+  const kept = [live, 'audio', 'long.wav', 'manifest.json', 'segment-000.wav', 'speech.wav'];
+  expect((await readdir(dir)).sort()).toEqual(kept.sort());
 });

@@ -287,6 +287,14 @@ describe('layers', () => {
     expect(outside).toEqual([]);
   });
 
+  it('keeps testing/ for its users: outside it only the CLI’s mock command imports it, through its entry point', () => {
+    // As a user of avatar-video/testing would (`demo` takes the mock from the mock command); type-only imports count.
+    const importers = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('testing/') ? [] : deps.filter((dep) => dep.startsWith('testing/')).map((dep) => `${file} -> ${dep}`),
+    );
+    expect([...new Set(importers)]).toEqual(['cli/commands/mock.ts -> testing/index.ts']);
+  });
+
   it('keeps cli/ a user of the public entries, but for its named helpers; and nothing imports cli/', () => {
     const allowed = (file: string, dep: string) =>
       dep.startsWith('cli/') ||

@@ -4,9 +4,11 @@ import {
   delayWithinHint,
   EMPTY_HISTORY,
   fitFinish,
+  hintedDelay,
   type PollObservation,
   type PollScheduleOptions,
   planPoll,
+  pollHint,
   recordPoll,
   startWait,
   stepWait,
@@ -233,5 +235,18 @@ describe('backoffDelay', () => {
     expect([0, 1, 2, 3, 4, 9].map((step) => backoffDelay(step, DEFAULTS, () => 0))).toEqual([2_000, 3_000, 4_500, 6_750, 10_000, 10_000]);
     expect(backoffDelay(0, DEFAULTS, () => 1)).toBe(1_500);
     expect(new Set([0.1, 0.5, 0.9].map((r) => backoffDelay(2, DEFAULTS, () => r))).size).toBe(3);
+  });
+});
+
+describe('a server hint', () => {
+  // How a wait obeys one is test/videos/wait.test.ts's.
+  it('stretches hints by up to a tenth, and reads them from either header', () => {
+    expect(hintedDelay(5_000, () => 0)).toBe(5_000);
+    expect(hintedDelay(5_000, () => 1)).toBe(5_500);
+    expect(hintedDelay(120, () => 0)).toBe(120);
+    expect(hintedDelay(10, () => 0)).toBe(50);
+    expect(pollHint({ 'retry-after': '2' })).toBe(2_000);
+    expect(pollHint({ 'x-poll-after': '0.5' })).toBe(500);
+    expect(pollHint({ 'retry-after': 'soon' })).toBeUndefined();
   });
 });

@@ -83,7 +83,9 @@ describe('re-creating a job', () => {
   });
 
   it('stops after maxJobs jobs, and after MAX_REFUSED_CREATES refused creates made again', () => {
+    // The numbers the README and docs/retry-budgets.md give, which the tests of test/videos/ count on.
     expect(DEFAULT_JOB_ATTEMPTS).toBe(3);
+    expect(MAX_REFUSED_CREATES).toBe(20);
     expect(recreateDelay(failed('x', true), at({ tries: DEFAULT_JOB_ATTEMPTS - 1, maxJobs: DEFAULT_JOB_ATTEMPTS }))).toBeDefined();
     expect(recreateDelay(failed('x', true), at({ tries: DEFAULT_JOB_ATTEMPTS, maxJobs: DEFAULT_JOB_ATTEMPTS }))).toBeUndefined();
     // Refusals started no job: they do not spend maxJobs.

@@ -1,7 +1,7 @@
 /**
  * The tests mirror the surface: each test file sits in the folder of the public area it exercises, and only the
  * tests of pure policies (and the few of internals/, whose mechanism no public method can reach at the moment it
- * matters) import from src/internal/. Everything else tests what a user can call.
+ * matters) import from src/internal/ or src/lib/. Everything else tests what a user can call, through its entry.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -11,7 +11,7 @@ const TEST = join(import.meta.dirname, '..');
 
 /** One folder per public area, one for the pure policies, one for internals that no public method can reach. */
 const AREAS = ['videos', 'web', 'media', 'mock', 'cli', 'mcp', 'bullmq', 'proxy', 'networks', 'ai-sdk', 'e2e', 'policies', 'internals'];
-/** The folders whose tests may import src/internal/. */
+/** The folders whose tests may import src/internal/ and src/lib/; every other area is a surface, tested through its entry. */
 const MAY_IMPORT_INTERNALS = ['policies', 'internals'];
 /** Every .ts file under test/ apart from the fixtures, as a path relative to test/ with forward slashes. */
 function testTree(folder = TEST): string[] {
@@ -27,6 +27,9 @@ const reachesMcp = (file: string) => /['"`][^'"`\s]*\bsrc\/mcp\/[^'"`\s]*['"`]/.
 
 /** Whether a file names a module of src/internal/ in any string: an import, a vi.mock, a child's script. */
 const reachesInternals = (file: string) => /['"`][^'"`\s]*\bsrc\/internal\/[^'"`\s]*['"`]/.test(readFileSync(join(TEST, file), 'utf8'));
+
+/** Whether a file names a module of src/lib/ in any string: what a surface test takes from the public entry instead. */
+const reachesLib = (file: string) => /['"`][^'"`\s]*\bsrc\/lib\/[^'"`\s]*['"`]/.test(readFileSync(join(TEST, file), 'utf8'));
 
 const files = testTree();
 const tests = files.filter((file) => file.endsWith('.test.ts'));
@@ -52,6 +55,11 @@ describe('the layout of test/', () => {
 
   it('lets only the policies (and internals/) import src/internal/, helpers included', () => {
     const reaching = files.filter((file) => !MAY_IMPORT_INTERNALS.includes(file.split('/')[0] as string) && reachesInternals(file));
+    expect(reaching).toEqual([]);
+  });
+
+  it('lets only the policies (and internals/) import src/lib/: a surface test takes what it needs from the public entry', () => {
+    const reaching = files.filter((file) => !MAY_IMPORT_INTERNALS.includes(file.split('/')[0] as string) && reachesLib(file));
     expect(reaching).toEqual([]);
   });
 });

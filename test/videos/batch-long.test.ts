@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { AvatarVideo, BatchInputError, type BatchItem, OutputPathError } from '../../src/index.js';
-import { SEGMENTS_TAG } from '../../src/lib/long/provenance.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { spawnBatchChild } from '../helpers/batch-child-process.js';
 import { mockFixture, speechLikeWav, wav } from '../helpers/media.js';
@@ -75,7 +74,7 @@ it('makes a 90 s item in segments beside short ones: three whole files, its segm
   expect(joined.durationSeconds).toBeCloseTo(90, 0);
   expect(joined.videoSeconds).toBeCloseTo(90, 0);
   expect(joined.audioSeconds).toBeCloseTo(90, 0);
-  expect(JSON.parse(joined.tags[SEGMENTS_TAG] ?? '[]')).toEqual(talk?.segmentVideoIds);
+  expect(JSON.parse(joined.tags['avatar-video.segments'] ?? '[]')).toEqual(talk?.segmentVideoIds);
   const boxes = topLevelBoxes(await readFile(join(out, 'talk.mp4')));
   expect(boxes[0]).toBe('ftyp');
   expect(boxes.indexOf('moov')).toBeLessThan(boxes.indexOf('mdat'));

@@ -1,9 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AvatarVideo, AvatarVideoError, OutputPathError, UploadInputError } from '../../src/index.js';
-import { readManifest } from '../../src/lib/long/manifest.js';
 import { probeMedia } from '../../src/media/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, wav } from '../helpers/media.js';
@@ -44,20 +43,40 @@ describe('every error the SDK throws extends AvatarVideoError', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('a corrupt generateLong manifest names its file and how to go on', async () => {
-    await writeFile(join(dir, 'manifest.json'), '{"version": 1, "segments": [');
-    const error = await readManifest(dir).catch((e: unknown) => e);
+  /** What generateLong, on a server that is never asked, throws for a workDir whose manifest.json holds `manifest`. */
+  async function generateLongOverManifest(manifest: string) {
+    const server = await rawServer((_req, res) => json(res, 200, video()));
+    const client = new AvatarVideo({ apiKey: 'key-errors-3', baseURL: server.url, logLevel: 'off' });
+    closers.push(
+      () => client.close(),
+      () => server.close(),
+    );
+    const workDir = join(dir, 'work');
+    await mkdir(workDir, { recursive: true });
+    await writeFile(join(workDir, 'manifest.json'), manifest);
+    const audio = join(dir, 'long.wav');
+    await writeFile(audio, wav(75));
+    const error = await client.videos
+      .generateLong({ audio_reference: audio, image_reference: mockFixture('portrait.png') }, { output: join(dir, 'long.mp4'), workDir })
+      .catch((e: unknown) => e);
+    expect(server.requests).toHaveLength(0);
+    return { error, path: join(workDir, 'manifest.json') };
+  }
+
+  it('a corrupt generateLong manifest names its file and how to go on, before any request', async () => {
+    const { error, path } = await generateLongOverManifest('{"version": 1, "segments": [');
     expect(error).toBeInstanceOf(AvatarVideoError);
     expect(error).not.toBeInstanceOf(SyntaxError);
-    expect((error as Error).message).toContain(join(dir, 'manifest.json'));
+    expect((error as Error).message).toContain(path);
     expect((error as Error).message).toMatch(/not valid JSON.*another workDir/);
     expect((error as Error).cause).toBeInstanceOf(SyntaxError);
   });
 
   it('a manifest of another shape (or `null`) is refused the same way', async () => {
     for (const text of ['null', '{"version": 2, "segments": []}']) {
-      await writeFile(join(dir, 'manifest.json'), text);
-      await expect(readManifest(dir)).rejects.toThrow(/not a manifest this SDK understands/);
+      const { error } = await generateLongOverManifest(text);
+      expect(error).toBeInstanceOf(AvatarVideoError);
+      expect((error as Error).message).toMatch(/not a manifest this SDK understands/);
     }
   });
 });

@@ -13,7 +13,6 @@ import {
   VideoFailedError,
   WaitTimeoutError,
 } from '../../src/index.js';
-import { hintedDelay, pollHint } from '../../src/lib/poll-schedule.js';
 import { type MockServerOptions, startMockServer } from '../../src/testing/index.js';
 import { type FakeTime, fakeTime } from '../helpers/fake-time.js';
 import { useCleanup } from '../helpers/fixture.js';
@@ -231,16 +230,6 @@ describe('server poll hints', () => {
     expect(await hinted(time, { 'x-poll-after': '0.2' })).toEqual([200]);
     expect(await hinted(time, { 'x-poll-after': '0' })).toEqual([50]);
     expect(await hinted(time, { 'retry-after': '0' })).toEqual([50]);
-  });
-
-  it('stretches hints by up to a tenth, and reads them from either header', () => {
-    expect(hintedDelay(5_000, () => 0)).toBe(5_000);
-    expect(hintedDelay(5_000, () => 1)).toBe(5_500);
-    expect(hintedDelay(120, () => 0)).toBe(120);
-    expect(hintedDelay(10, () => 0)).toBe(50);
-    expect(pollHint({ 'retry-after': '2' })).toBe(2_000);
-    expect(pollHint({ 'x-poll-after': '0.5' })).toBe(500);
-    expect(pollHint({ 'retry-after': 'soon' })).toBeUndefined();
   });
 
   it('refuses options that would poll in a tight loop', async () => {
