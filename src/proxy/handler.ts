@@ -3,9 +3,9 @@ import { isRedirect, MAX_REDIRECTS, redirectRefusal } from '../internal/redirect
 import type { Video } from '../schemas.js';
 import { errorAnswer, jsonAnswer, readText } from './answers.js';
 import { requestHeaders, responseHeaders } from './headers.js';
-import { limitBody } from './limit.js';
 import { type ProxyOptions, type ResolvedProxyOptions, resolveOptions } from './options.js';
 import { matchRoute, type Route } from './routes.js';
+import { guardUpload, tooLarge, type UploadRefusal } from './upload.js';
 
 /** A web-standard request handler: a Next.js route handler, Hono's `c.req.raw`, a Worker's fetch, `Bun.serve`, `Deno.serve`. */
 export type ProxyHandler = (request: Request) => Promise<Response>;
@@ -51,37 +51,44 @@ async function forward(options: ResolvedProxyOptions, request: Request, route: R
   return answer instanceof Unreachable ? answer.answer : passOn(options, answer);
 }
 
-/** The upload, streamed to the API; refused before it is read when its declared length is over the limit. */
+/**
+ * The upload, streamed to the API; refused before it is read when its declared length is over the limit, cut off
+ * when it passes a limit on its way (upload.ts). Once its body has left, the browser going away no longer stops it.
+ */
 async function create(options: ResolvedProxyOptions, request: Request): Promise<Response> {
-  const limit = options.maxUploadBytes;
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  const tooLarge = () => errorAnswer(413, 'upload_too_large', `The upload is larger than ${limit} bytes, the most this proxy accepts.`);
-  if (declared > limit) return tooLarge();
-  const limited = request.body ? limitBody(request.body, limit) : undefined;
+  if (declared > options.maxUploadBytes) return refused(tooLarge(options.maxUploadBytes));
+  const upload = request.body ? guardUpload(request.body, request.signal, options.upload) : undefined;
   // redirect 'error': in any other mode fetch (undici's, so Node's) tees the body to replay it on a redirect, and the
   // branch never read holds the whole upload in memory (nodejs/undici#4058); the spec's create never redirects.
   const init = {
     method: 'POST',
     headers: requestHeaders(request.headers, options.apiKey),
-    body: limited?.body ?? null,
+    body: upload?.body ?? null,
     duplex: 'half' as const,
     redirect: 'error' as const,
+    signal: upload?.signal ?? null,
   };
-  const cutOff = () => limited?.exceeded() === true;
-  const answer = await send(options, { action: 'create' }, new URL('v1/videos', options.base), { ...init, signal: request.signal }, cutOff);
-  if (cutOff()) {
+  const cutOff = () => upload?.refusal() !== undefined;
+  const answer = await send(options, { action: 'create' }, new URL('v1/videos', options.base), init, cutOff);
+  const refusal = upload?.refusal();
+  if (refusal) {
     if (!(answer instanceof Unreachable)) await answer.body?.cancel();
-    return tooLarge();
+    return refused(refusal);
   }
   if (answer instanceof Unreachable) return answer.answer;
   if (!answer.ok) return passOn(options, answer);
   return created(options, request, answer);
 }
 
+function refused({ status, code, message }: UploadRefusal): Response {
+  return errorAnswer(status, code, message);
+}
+
 /** A 2xx create: the video read, handed to `onCreated`, and returned to the browser even if `onCreated` fails. */
 async function created(options: ResolvedProxyOptions, request: Request, answer: Response): Promise<Response> {
   const text = await readText(answer.body, MAX_READ_BYTES);
-  if (text === undefined) return errorAnswer(502, 'bad_gateway', 'The API answered the create with a body too large to read.');
+  if (text === undefined) return unreadCreate(options, answer.status);
   const headers = responseHeaders(answer.headers, options.apiKey);
   const body = scrub(text, options.apiKey);
   let video: Video | undefined;
@@ -92,6 +99,13 @@ async function created(options: ResolvedProxyOptions, request: Request, answer: 
     options.onError(error, { action: 'create', createdVideoId: typeof video?.id === 'string' ? video.id : undefined });
   }
   return new Response(body, { status: answer.status, headers });
+}
+
+/** A 2xx create too large to read: a video was likely made and billed, and the app and the browser are told so. */
+function unreadCreate(options: ResolvedProxyOptions, status: number): Response {
+  const message = `The API answered the create ${status} with a body over ${MAX_READ_BYTES} bytes, too large to read: a video was likely made and billed; list the videos to find its id.`;
+  options.onError(new Error(message), { action: 'create' });
+  return errorAnswer(502, 'bad_gateway', message);
 }
 
 /**

@@ -49,15 +49,22 @@ const DRAIN_MS = 2_000;
 export function toNodeHandler(handler: ProxyHandler): NodeHandler {
   return async (req, res, next) => {
     const gone = new AbortController();
+    // The Request's signal follows `gone` only while the Request is reachable (undici holds it weakly, so a garbage
+    // collection after the handler returned would cut the link): `gone` holds it until the answer ends.
+    const request = toRequest(req, gone.signal);
+    const browserLeft = () => void request.signal;
+    gone.signal.addEventListener('abort', browserLeft, { once: true });
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
     res.on('finish', () => drainUnread(req));
     try {
-      await writeResponse(await handler(toRequest(req, gone.signal)), res);
+      await writeResponse(await handler(request), res, gone.signal);
     } catch (error) {
       if (next && !res.headersSent) next(error);
       else res.destroy(error instanceof Error ? error : undefined);
+    } finally {
+      gone.signal.removeEventListener('abort', browserLeft);
     }
   };
 }
@@ -127,39 +134,48 @@ function drainUnread(req: NodeRequestLike): void {
   req.on('end', () => clearTimeout(timer as Parameters<typeof clearTimeout>[0]));
 }
 
-async function writeResponse(response: Response, res: NodeResponseLike): Promise<void> {
+/** The answer written with backpressure; the browser going away cancels its body (and so the API's request it relays). */
+async function writeResponse(response: Response, res: NodeResponseLike, gone: AbortSignal): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  if (gone.aborted) {
+    await response.body?.cancel();
+    return;
+  }
   res.writeHead(response.status, headers);
   if (response.body === null) {
     res.end();
     return;
   }
   const reader = response.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
+  gone.addEventListener('abort', cancel, { once: true });
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
-      if (!res.write(value) && !(await drained(res))) return;
+      if (done || gone.aborted) break;
+      if (!res.write(value) && !(await drained(res, gone))) return;
     }
-    res.end();
+    if (!gone.aborted) res.end();
   } finally {
+    gone.removeEventListener('abort', cancel);
     reader.releaseLock();
   }
 }
 
-/** Resolves true once `res` takes more, false if it closed first (the browser went away). */
-function drained(res: NodeResponseLike): Promise<boolean> {
+/** Resolves true once `res` takes more, false if the browser went away first. */
+function drained(res: NodeResponseLike, gone: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     const settle = (more: boolean) => () => {
       res.off('drain', onDrain);
-      res.off('close', onClose);
+      gone.removeEventListener('abort', onGone);
       resolve(more);
     };
-    const [onDrain, onClose] = [settle(true), settle(false)];
+    const [onDrain, onGone] = [settle(true), settle(false)];
+    if (gone.aborted) return resolve(false);
     res.once('drain', onDrain);
-    res.once('close', onClose);
+    gone.addEventListener('abort', onGone, { once: true });
   });
 }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import type { Video } from '../schemas.js';
+import type { UploadLimits } from './upload.js';
 
 /** What a browser asked the proxy to do: one per route of the API. */
 export type ProxyAction = 'create' | 'retrieve' | 'list' | 'content';
@@ -49,6 +50,24 @@ export interface ProxyOptions {
    */
   maxUploadBytes?: number | undefined;
   /**
+   * Milliseconds an upload may send no byte while the proxy waits for it; then it is cut off with 408
+   * `upload_timeout` and the API's request is aborted (so the API creates nothing). Time the API takes to read is
+   * not counted.
+   * @default 10000 (10 s)
+   */
+  uploadIdleTimeout?: number | undefined;
+  /**
+   * The fewest bytes a second an upload must send, measured over each `uploadRateWindow` of waiting for it: a slower
+   * one is cut off with 408 `upload_too_slow` and the API's request is aborted. `0` sets no minimum.
+   * @default 500
+   */
+  minUploadBytesPerSecond?: number | undefined;
+  /**
+   * Milliseconds of waiting for an upload that each `minUploadBytesPerSecond` check covers; the first is its grace time.
+   * @default 20000 (20 s)
+   */
+  uploadRateWindow?: number | undefined;
+  /**
    * Allow a plain-http `baseURL` on a host other than this machine (the key would travel in clear).
    * @default false
    */
@@ -61,12 +80,16 @@ export interface ProxyOptions {
 }
 
 /** The options once checked: the base address ends with `/`, so `v1/...` resolves under any path it has. */
-export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'onCreated' | 'baseURL' | 'allowInsecureHttp'>> {
+export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'onCreated' | 'baseURL' | 'allowInsecureHttp' | UploadBound>> {
+  upload: UploadLimits;
   base: URL;
   onCreated: ProxyOptions['onCreated'];
 }
 
+type UploadBound = 'uploadIdleTimeout' | 'minUploadBytesPerSecond' | 'uploadRateWindow';
+
 const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+const UPLOAD_DEFAULTS = { uploadIdleTimeout: 10_000, minUploadBytesPerSecond: 500, uploadRateWindow: 20_000 };
 
 /** Checks the options once, when the handler is made, so a misconfigured proxy fails at start rather than per request. */
 export function resolveOptions(options: ProxyOptions): ResolvedProxyOptions {
@@ -85,12 +108,11 @@ export function resolveOptions(options: ProxyOptions): ResolvedProxyOptions {
   ] as const) {
     if (value !== undefined && typeof value !== 'function') throw new InvalidArgumentError(name, `${name} must be a function.`);
   }
-  if (!Number.isSafeInteger(maxUploadBytes) || maxUploadBytes < 1) {
-    throw new InvalidArgumentError(
-      'maxUploadBytes',
-      `maxUploadBytes must be a whole number of bytes above 0, got ${String(maxUploadBytes)}.`,
-    );
-  }
+  checkWhole('maxUploadBytes', maxUploadBytes, 1);
+  const { uploadIdleTimeout, minUploadBytesPerSecond, uploadRateWindow } = { ...UPLOAD_DEFAULTS, ...defined(options) };
+  checkWhole('uploadIdleTimeout', uploadIdleTimeout, 1);
+  checkWhole('minUploadBytesPerSecond', minUploadBytesPerSecond, 0);
+  checkWhole('uploadRateWindow', uploadRateWindow, 1);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   return {
     apiKey,
@@ -99,8 +121,29 @@ export function resolveOptions(options: ProxyOptions): ResolvedProxyOptions {
     onCreated,
     onError: onError ?? logError,
     maxUploadBytes,
+    upload: {
+      maxBytes: maxUploadBytes,
+      idleTimeout: uploadIdleTimeout,
+      minBytesPerSecond: minUploadBytesPerSecond,
+      rateWindow: uploadRateWindow,
+    },
     fetch: (input, init) => fetchImpl(input, init),
   };
+}
+
+/** The upload bounds `options` sets, those left undefined dropped so the defaults apply. */
+function defined(options: ProxyOptions): Partial<Record<UploadBound, number>> {
+  const keys = Object.keys(UPLOAD_DEFAULTS) as UploadBound[];
+  return Object.fromEntries(keys.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
+}
+
+function checkWhole(name: string, value: unknown, least: number): void {
+  if (!Number.isSafeInteger(value) || (value as number) < least) {
+    throw new InvalidArgumentError(
+      name,
+      `${name} must be a whole number ${least === 0 ? 'of 0 or more' : `above ${least - 1}`}, got ${String(value)}.`,
+    );
+  }
 }
 
 function checkBaseURL(raw: unknown, allowInsecureHttp: boolean): URL {

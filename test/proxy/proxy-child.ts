@@ -2,7 +2,8 @@
  * A proxy in a process of its own, so its memory can be measured alone: `toNodeHandler(createProxyHandler(...))` on a
  * loopback port for the API at argv[2] with the key argv[3] (every call allowed; uploads up to argv[4] bytes).
  * Prints `{"url"}` once it listens; then for each line on stdin: `reset` clears the peak resident memory and prints
- * `{"rss"}`, `peak` prints `{"peak"}` (bytes). It exits when stdin ends. Run with `node --import tsx`.
+ * `{"rss"}`, `peak` prints `{"peak"}` (bytes), `gc` collects the heap and prints `{"collected"}`. It exits when stdin
+ * ends. Run with `node --expose-gc --import tsx`.
  */
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -32,6 +33,13 @@ for await (const line of createInterface({ input: process.stdin })) {
     console.log(JSON.stringify({ rss: process.memoryUsage.rss() }));
   }
   if (line === 'peak') console.log(JSON.stringify({ peak: peak() }));
+  if (line === 'gc') {
+    // Twice, a turn apart: what the first frees may hold what only the second can.
+    globalThis.gc?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    globalThis.gc?.();
+    console.log(JSON.stringify({ collected: typeof globalThis.gc === 'function' }));
+  }
 }
 server.closeAllConnections();
 server.close();

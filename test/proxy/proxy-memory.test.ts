@@ -3,12 +3,10 @@
  * mock and a 100 MB answer to the browser while its resident memory grows by a fraction of that. The bound is
  * generous (a proxy that held the body would grow by at least its size); timing is not asserted.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { AvatarVideo } from '../../src/index.js';
@@ -17,6 +15,7 @@ import { useCleanup } from '../helpers/fixture.js';
 import { wav } from '../helpers/media.js';
 import { rawServer } from '../helpers/raw-server.js';
 import { writePaddedMp4 } from '../support/large-media.js';
+import { startProxy } from './proxy-process.js';
 
 const closers = useCleanup();
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,42 +28,13 @@ const UPLOAD = 190 * MB;
  */
 const BOUND = UPLOAD / 2;
 
-type Child = ChildProcessByStdio<Writable, Readable, null>;
-
-async function startProxy(baseURL: string, apiKey: string): Promise<{ url: string; ask(line: string): Promise<Record<string, number>> }> {
-  const child: Child = spawn(
-    process.execPath,
-    ['--expose-gc', '--import', 'tsx', 'test/proxy/proxy-child.ts', baseURL, apiKey, String(200 * MB)],
-    {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  );
-  closers.push(async () => {
-    if (child.exitCode !== null) return;
-    const exited = once(child, 'exit');
-    child.stdin.end();
-    await exited;
-  });
-  const lines = child.stdout.setEncoding('utf8')[Symbol.asyncIterator]();
-  const next = async () => JSON.parse(String((await lines.next()).value)) as Record<string, number> & { url: string };
-  const { url } = await next();
-  return {
-    url,
-    ask: async (line) => {
-      child.stdin.write(`${line}\n`);
-      return next();
-    },
-  };
-}
-
 it('streams a 190 MB video reference to the API with bounded memory', { timeout: 120_000 }, async () => {
   const mock = await startMockServer({ processingMs: 0 });
   const dir = await mkdtemp(join(tmpdir(), 'avatar-proxy-memory-'));
   closers.push(mock.close, () => rm(dir, { recursive: true, force: true }));
   const video = join(dir, 'reference.mp4');
   const bytes = await writePaddedMp4(join(ROOT, 'test/fixtures/media/mp4-10s-moov-end.mp4'), video, UPLOAD);
-  const proxy = await startProxy(mock.baseURL, mock.apiKey);
+  const proxy = await startProxy(closers, mock.baseURL, mock.apiKey);
   const client = new AvatarVideo({ apiKey: 'not-the-key', baseURL: proxy.url, logLevel: 'off', maxRetries: 0 });
   closers.push(() => client.close());
 
@@ -75,7 +45,7 @@ it('streams a 190 MB video reference to the API with bounded memory', { timeout:
 
   expect(bytes).toBeGreaterThan(UPLOAD);
   expect(mock.getVideo(created.id)?.generation_mode).toBe('video_to_video');
-  expect((peak ?? 0) - (rss ?? 0)).toBeLessThan(BOUND);
+  expect(Number(peak ?? 0) - Number(rss ?? 0)).toBeLessThan(BOUND);
 });
 
 it('streams a 100 MB answer from the API to the browser with bounded memory', { timeout: 120_000 }, async () => {
@@ -86,7 +56,7 @@ it('streams a 100 MB answer from the API to the browser with bounded memory', { 
     res.end();
   });
   closers.push(api.close);
-  const proxy = await startProxy(api.url, 'key');
+  const proxy = await startProxy(closers, api.url, 'key');
   await (await fetch(`${proxy.url}/v1/videos/warm`)).arrayBuffer();
   const { rss } = await proxy.ask('reset');
   let received = 0;
@@ -96,5 +66,5 @@ it('streams a 100 MB answer from the API to the browser with bounded memory', { 
 
   expect(received).toBe(100 * MB);
   // The answer passes through a web stream the proxy never gathers: a few MB of buffers, far from its 100 MB.
-  expect((peak ?? 0) - (rss ?? 0)).toBeLessThan(40 * MB);
+  expect(Number(peak ?? 0) - Number(rss ?? 0)).toBeLessThan(40 * MB);
 });
