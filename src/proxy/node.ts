@@ -1,3 +1,4 @@
+import { notRouted } from './answers.js';
 import type { ProxyHandler } from './handler.js';
 
 /**
@@ -54,13 +55,17 @@ export function toNodeHandler(handler: ProxyHandler): NodeHandler {
     });
     res.on('finish', () => drainUnread(req));
     try {
-      await writeResponse(await handler(toRequest(req, gone.signal)), res);
+      const unmade = UNMADE_METHODS.test(req.method ?? '');
+      await writeResponse(unmade ? notRouted() : await handler(toRequest(req, gone.signal)), res);
     } catch (error) {
       if (next && !res.headersSent) next(error);
       else res.destroy(error instanceof Error ? error : undefined);
     }
   };
 }
+
+/** Methods fetch's `Request` refuses to be made with: no route takes them, so they are answered without one. */
+const UNMADE_METHODS = /^(connect|trace|track)$/i;
 
 function toRequest(req: NodeRequestLike, signal: AbortSignal): Request {
   const headers = new Headers();

@@ -177,7 +177,7 @@ describe('what reaches the API', () => {
 });
 
 describe('methods outside the routes', () => {
-  /** node:http, as fetch cannot send TRACE (or TRACK). */
+  /** node:http, as fetch cannot send TRACE. */
   const send = (url: string, method: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       httpRequest(url, { method })
@@ -192,9 +192,10 @@ describe('methods outside the routes', () => {
         .end();
     });
 
-  it('TRACE, TRACK and any other method are a 404 in the API error shape through node:http, and reach nothing', async () => {
+  it('TRACE and any other method are a 404 in the API error shape through node:http, and reach nothing', async () => {
     const { api, proxy } = await proxyFor((_req, res) => json(res, 200, video('vid_1')));
-    for (const method of ['TRACE', 'TRACK', 'OPTIONS', 'PATCH', 'DELETE', 'HEAD', 'PROPFIND']) {
+    // (TRACK never reaches a handler: Node's parser answers it 400 itself.)
+    for (const method of ['TRACE', 'OPTIONS', 'PATCH', 'DELETE', 'HEAD', 'PROPFIND']) {
       for (const path of ['/v1/videos', '/v1/videos/vid_1', '/v1/videos/vid_1/content']) {
         const answer = await send(`${proxy}${path}`, method);
         expect([method, path, answer.status]).toEqual([method, path, 404]);
