@@ -155,9 +155,12 @@ export const videoSchema: Schema<Video> = schema(({ z }) => {
  * avatar-video/proxy's answer to `GET .../v1/videos/{id}/content` asked with `accept: application/json`: the signed
  * address the API redirected to, in a form a page can read (a redirect's `Location` is hidden from it).
  */
-export const signedAddressSchema: Schema<{ url: string }> = schema(({ z }) => z.object({ url: z.url() }), isSignedAddress);
+export const signedAddressSchema: Schema<{ url: string }> = schema(
+  ({ z }) => z.object({ url: z.url({ protocol: /^https?$/ }) }),
+  isSignedAddress,
+);
 
-/** The common signed address: an http(s) URL under `url`, checked by hand (stricter than zod's `url()`). */
+/** The common signed address: an http(s) URL under `url`, checked by hand (the zod schema takes the same protocols). */
 function isSignedAddress(value: unknown): value is { url: string } {
   if (!isPlainObject(value) || typeof value.url !== 'string') return false;
   return /^https?:\/\//i.test(value.url) && URL.canParse(value.url);

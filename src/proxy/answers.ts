@@ -3,6 +3,9 @@ export function errorAnswer(status: number, code: string, message: string): Resp
   return jsonAnswer(status, { error: { code, message } });
 }
 
+/** The answer to anything but the four routes: any other path, any other method (TRACE included). */
+export const notRouted = (): Response => errorAnswer(404, 'not_found', 'The proxy forwards only the video API routes.');
+
 export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }

@@ -1,9 +1,10 @@
 import { scrub } from '../internal/redact.js';
-import { isRedirect, MAX_REDIRECTS, redirectRefusal } from '../internal/redirect-rule.js';
+import { isRedirect, MAX_REDIRECTS } from '../internal/redirect-rule.js';
 import type { Video } from '../schemas.js';
-import { errorAnswer, jsonAnswer, readText } from './answers.js';
+import { errorAnswer, jsonAnswer, notRouted, readText } from './answers.js';
 import { requestHeaders, responseHeaders } from './headers.js';
 import { type ProxyOptions, type ResolvedProxyOptions, resolveOptions } from './options.js';
+import { addressAnswer, badAddress, checkedAddress, readsAsText, relayed } from './relay.js';
 import { matchRoute, type Route } from './routes.js';
 import { guardUpload, tooLarge, type UploadRefusal } from './upload.js';
 
@@ -22,7 +23,7 @@ export function createProxyHandler(options: ProxyOptions): ProxyHandler {
   const resolved = resolveOptions(options);
   return async (request) => {
     const route = matchRoute(request.method, new URL(request.url));
-    if (!route) return errorAnswer(404, 'not_found', 'The proxy forwards only the video API routes.');
+    if (!route) return notRouted();
     try {
       if (!(await allowed(resolved, request, route))) return errorAnswer(403, 'forbidden', `This ${route.action} call is not allowed.`);
       return await forward(resolved, request, route);
@@ -47,8 +48,8 @@ async function forward(options: ResolvedProxyOptions, request: Request, route: R
   const headers = requestHeaders(request.headers, options.apiKey, route.action === 'content' ? ['accept'] : []);
   const url = new URL(route.apiPath, options.base);
   const answer = await send(options, route, url, { method: 'GET', headers, signal: request.signal });
-  if (!(answer instanceof Unreachable) && route.action === 'content') return content(options, answer, url, headers, request);
-  return answer instanceof Unreachable ? answer.answer : passOn(options, answer);
+  if (answer instanceof Unreachable) return answer.answer;
+  return route.action === 'content' ? content(options, answer, url, headers, request) : passOn(options, answer, url);
 }
 
 /**
@@ -117,32 +118,26 @@ async function content(options: ResolvedProxyOptions, first: Response, url: URL,
   for (let hop = 0; isRedirect(answer.status); hop++) {
     const location = answer.headers.get('location');
     await answer.body?.cancel();
-    const next = location === null ? undefined : resolve(location, at);
-    // Followed as the SDK follows them: http(s) only, never down to http, a few hops at most.
-    if (!next || hop >= MAX_REDIRECTS || redirectRefusal(at, next))
-      return errorAnswer(502, 'bad_gateway', 'The API answered the content request with a redirect the proxy cannot follow.');
+    const next = location === null ? undefined : checkedAddress(location, at, options.apiKey);
+    if (!next || hop >= MAX_REDIRECTS) return badAddress('a redirect the proxy cannot follow');
     if (next.origin !== options.base.origin) return signed(answer.status, next, request);
     const sent = await send(options, { action: 'content' }, next, { method: 'GET', headers, signal: request.signal });
     if (sent instanceof Unreachable) return sent.answer;
     [answer, at] = [sent, next];
   }
-  return passOn(options, answer);
+  return answer.ok && readsAsText(answer) ? addressAnswer(answer, at, options.apiKey) : passOn(options, answer, at);
 }
 
-/** The signed file address, in the form the browser asked for. */
+/** The signed file address (checked: relay.ts's `checkedAddress`), in the form the browser asked for. */
 function signed(status: number, file: URL, request: Request): Response {
   const noStore = { 'cache-control': 'no-store' };
   if ((request.headers.get('accept') ?? '').includes('application/json')) return jsonAnswer(200, { url: file.href }, noStore);
   return new Response(null, { status, headers: { ...noStore, location: file.href } });
 }
 
-/** The API's answer to the browser: a success streamed through, an error read (it is small) with the key scrubbed out. */
-async function passOn(options: ResolvedProxyOptions, answer: Response): Promise<Response> {
-  const headers = responseHeaders(answer.headers, options.apiKey);
-  if (answer.status < 400) return new Response(answer.body, { status: answer.status, headers });
-  const text = await readText(answer.body, MAX_READ_BYTES);
-  if (text === undefined) return errorAnswer(502, 'bad_gateway', `The API answered ${answer.status} with a body too large to read.`);
-  return new Response(scrub(text, options.apiKey), { status: answer.status, headers });
+/** The API's answer to `at` on its way to the browser, of any status (relay.ts). */
+function passOn(options: ResolvedProxyOptions, answer: Response, at: URL = options.base): Promise<Response> {
+  return relayed(answer, at, options.apiKey);
 }
 
 /** The API could not be reached: what the browser gets instead. A class of its own, as a given `fetch` (undici's) may
@@ -165,13 +160,5 @@ async function send(
     // The browser went away, or its upload was cut off: nothing for the app to look into.
     if (!init.signal?.aborted && !expected()) options.onError(error, { action, videoId });
     return new Unreachable(errorAnswer(502, 'api_unreachable', 'The proxy could not reach the video API.'));
-  }
-}
-
-function resolve(location: string, base: URL): URL | undefined {
-  try {
-    return new URL(location, base);
-  } catch {
-    return undefined;
   }
 }

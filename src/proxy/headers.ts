@@ -1,6 +1,11 @@
 import { isSensitiveHeader } from '../internal/redact.js';
 
-/** Headers that describe one connection, never forwarded either way (RFC 9110 7.6.1), and the proxies' own. */
+/**
+ * The only headers of a browser's request the API is given: what its body is, which answer it takes, and its id for
+ * the logs. An allow-list, so a header no one thought of (a method override, a cookie, a forwarding header) stays home.
+ */
+const TO_API = new Set(['accept', 'content-type', 'content-length', 'x-request-id']);
+/** Headers that describe one connection, never forwarded (RFC 9110 7.6.1), and the proxies' own. */
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -11,10 +16,6 @@ const HOP_BY_HOP = new Set([
   'transfer-encoding',
   'upgrade',
 ]);
-/** Who the browser is, as proxies in front of this one tell it: not the API's business. */
-const FORWARDED = /^(forwarded|via|x-forwarded-.*|x-real-ip|x-client-ip|cf-connecting-ip|true-client-ip)$/;
-/** Set by the fetch that sends to the API, for its own connection: `accept-encoding` too, as fetch decodes what it asked for. */
-const SET_BY_FETCH = new Set(['host', 'accept-encoding', 'expect']);
 
 /** The names a `Connection` header lists: hop-by-hop for this message too. */
 function connectionNames(headers: Headers): Set<string> {
@@ -22,16 +23,14 @@ function connectionNames(headers: Headers): Set<string> {
 }
 
 /**
- * What goes to the API from a browser's headers: none of its credentials (a key, cookie or authorization it sent),
- * hop-by-hop or forwarding headers; then the proxy's key.
+ * What goes to the API from a browser's headers: those on the allow-list (but `drop`, and any its `Connection`
+ * names), then the proxy's key.
  */
 export function requestHeaders(browser: Headers, apiKey: string, drop: readonly string[] = []): Headers {
   const listed = connectionNames(browser);
   const out = new Headers();
   browser.forEach((value, name) => {
-    if (isSensitiveHeader(name) || HOP_BY_HOP.has(name) || FORWARDED.test(name) || SET_BY_FETCH.has(name) || listed.has(name)) return;
-    if (drop.includes(name)) return;
-    out.set(name, value);
+    if (TO_API.has(name) && !listed.has(name) && !drop.includes(name)) out.set(name, value);
   });
   out.set('x-api-key', apiKey);
   return out;

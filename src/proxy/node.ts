@@ -1,3 +1,4 @@
+import { notRouted } from './answers.js';
 import type { ProxyHandler } from './handler.js';
 
 /**
@@ -51,15 +52,16 @@ export function toNodeHandler(handler: ProxyHandler): NodeHandler {
     const gone = new AbortController();
     // The Request's signal follows `gone` only while the Request is reachable (undici holds it weakly, so a garbage
     // collection after the handler returned would cut the link): `gone` holds it until the answer ends.
-    const request = toRequest(req, gone.signal);
-    const browserLeft = () => void request.signal;
+    // Node builds no fetch Request for some methods (TRACE): those are answered as no route, before one is made.
+    const request = UNMADE_METHODS.test(req.method ?? '') ? undefined : toRequest(req, gone.signal);
+    const browserLeft = () => void request?.signal;
     gone.signal.addEventListener('abort', browserLeft, { once: true });
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
     res.on('finish', () => drainUnread(req));
     try {
-      await writeResponse(await handler(request), res, gone.signal);
+      await writeResponse(request ? await handler(request) : notRouted(), res, gone.signal);
     } catch (error) {
       if (next && !res.headersSent) next(error);
       else res.destroy(error instanceof Error ? error : undefined);
@@ -68,6 +70,9 @@ export function toNodeHandler(handler: ProxyHandler): NodeHandler {
     }
   };
 }
+
+/** Methods fetch's `Request` refuses to be made with: no route takes them, so they are answered without one. */
+const UNMADE_METHODS = /^(connect|trace|track)$/i;
 
 function toRequest(req: NodeRequestLike, signal: AbortSignal): Request {
   const headers = new Headers();

@@ -1,7 +1,9 @@
+import { ResponseValidationError } from '../errors.js';
 import type { Answer } from '../internal/api-promise.js';
-import { header } from '../internal/headers.js';
+import { header, type RawHeaders, requestId } from '../internal/headers.js';
 import { apiPath } from '../internal/path.js';
 import type { Platform } from '../internal/platform.js';
+import { redirectRefusal } from '../internal/redirect-rule.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { Transport } from '../internal/transport.js';
 import type { CreateOptions, CreateUpload, Endpoints, StreamedAnswer, StreamOptions } from '../lib/endpoints.js';
@@ -112,12 +114,16 @@ export class VideoEndpoints implements Endpoints {
     );
   }
 
-  /** The content address asked of avatar-video/proxy as JSON (`{"url"}`), for a page: it cannot read a redirect. */
+  /**
+   * The content address asked of avatar-video/proxy as JSON (`{"url"}`), for a page: it cannot read a redirect. The
+   * address is held to the rule a redirect is (http(s), never down from https), so a page is never handed a
+   * `javascript:` one.
+   */
   async signedAddress(id: string, options: RequestOptions): Promise<Answer<string>> {
     const request = { method: 'GET', path: apiPath`v1/videos/${id}/content`, route: CONTENT_ROUTE, kind: 'read' } as const;
     const headers = { ...options.headers, accept: 'application/json' };
     const answer = await this.#transport.request(request, signedAddressSchema, { ...options, headers });
-    return { ...answer, data: answer.data.url };
+    return { ...answer, data: followable(answer.data.url, this.#contentAddress(id), answer.headers) };
   }
 
   retryingReads<R>(options: RequestOptions, attempt: (number: number) => Promise<R>): Promise<R> {
@@ -128,6 +134,19 @@ export class VideoEndpoints implements Endpoints {
   #contentAddress(id: string): URL {
     return this.#transport.url(apiPath`v1/videos/${id}/content`);
   }
+}
+
+/** `address` as a redirect from `from` to it may be followed (internal/redirect-rule.ts); else the answer broke the contract. */
+function followable(address: string, from: URL, headers: RawHeaders): string {
+  const refusal = redirectRefusal(from, new URL(address));
+  if (refusal === undefined) return address;
+  const id = requestId(headers);
+  throw new ResponseValidationError({
+    message: `The content answer of ${from.pathname} names an address a page must not open (${refusal})${id ? ` [request id ${id}]` : ''}.`,
+    body: { url: address },
+    requestId: id,
+    problems: [`url: ${refusal}`],
+  });
 }
 
 /** The content endpoint's route template, for traces. */

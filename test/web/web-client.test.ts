@@ -103,4 +103,35 @@ describe('the web client in a browser (a document is there)', () => {
     expect(await drain((await client.videos.content('vid_1')).body)).toEqual(file);
     expect(proxy.requests.filter((request) => 'x-api-key' in request.headers)).toEqual([]);
   });
+  it('refuses a content address a page must not open (javascript:, data:, file:) with ResponseValidationError', async () => {
+    const hostile = ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd', 'ftp://x/y'];
+    const proxy = await rawServer((request, response) => {
+      const index = Number(/vid_(\d+)\/content$/.exec(request.url ?? '')?.[1]);
+      return json(response, 200, { url: hostile[index] ?? 'https://files.example/out.mp4' });
+    });
+    closers.push(() => proxy.close());
+    page.document = { baseURI: `${proxy.url}/app/page.html` };
+    const client = new web.AvatarVideo({ baseURL: '/api/avatar', logLevel: 'off', maxRetries: 0 });
+    for (const [index, url] of hostile.entries()) {
+      const refusal = await client.videos.contentURL(`vid_${index}`).catch((error: unknown) => error);
+      expect([url, refusal]).toEqual([url, expect.any(web.ResponseValidationError)]);
+      // content() asks for the same address first, and never fetches it.
+      await expect(client.videos.content(`vid_${index}`)).rejects.toBeInstanceOf(web.ResponseValidationError);
+    }
+    expect(proxy.requests.every((request) => request.url.endsWith('/content'))).toBe(true);
+    expect(await client.videos.contentURL('vid_9')).toBe('https://files.example/out.mp4');
+  });
+
+  it('refuses a plain-http content address when the page reached the proxy over https (no downgrade)', async () => {
+    const proxy = await rawServer((_request, response) => json(response, 200, { url: 'http://files.example/out.mp4' }));
+    closers.push(() => proxy.close());
+    // The page is on https; its requests reach the loopback server through the client's fetch.
+    page.document = { baseURI: 'https://app.example/page.html' };
+    const fetch = (input: string, init: RequestInit) => globalThis.fetch(input.replace('https://app.example', proxy.url), init);
+    const client = new web.AvatarVideo({ baseURL: '/api/avatar', logLevel: 'off', maxRetries: 0, fetch });
+    const refusal = await client.videos.contentURL('vid_1').catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(web.ResponseValidationError);
+    expect((refusal as Error).message).toMatch(/from https to http/);
+    expect(proxy.requests.map((request) => request.url)).toEqual(['/api/avatar/v1/videos/vid_1/content']);
+  });
 });
