@@ -225,7 +225,9 @@ describe('a browser that leaves mid-answer', () => {
         res.on('close', apiClosed);
         if (!answering) return; // a stalled API
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"data": ['); // and then nothing more: a slow answer
+        // And then nothing more: a slow answer, longer than the key, as the proxy holds back a key's length of bytes
+        // until the next chunk shows no key split across the two.
+        res.write(`{"data": [${' '.repeat(64)}`);
       });
       closers.push(api.close);
       const proxy = await startProxy(closers, api.url, 'proxy-secret-key');
