@@ -46,7 +46,7 @@ function failureText(result: Record<string, unknown>): string {
 }
 
 describe('avatar-video mcp: an output_path that can never be written', () => {
-  it('is refused before the paid create, saying why and what to pass: NUL, a name too long, a folder that is a file', async () => {
+  it('is refused before the paid create, saying why and what to pass: NUL, a name too long, a folder through a file', async () => {
     const session = await connect();
     const before = mock.creates;
     const generate = (output_path: string) =>
