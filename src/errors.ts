@@ -256,8 +256,9 @@ export class InvalidArgumentError extends AvatarVideoError {
 export type OutputPathProblem = 'invalid' | 'folder_missing' | 'not_a_folder' | 'folder_not_writable' | 'is_folder';
 
 /**
- * A destination the SDK cannot save to: its folder is missing, not a folder or not writable, or the path is a
- * folder itself. Found before any job was created, so nothing was paid for.
+ * A destination the SDK cannot save to: its folder is missing, not a folder or not writable, the path is a
+ * folder itself, or no file can have it (`invalid`: a NUL byte, a name too long for the file system). Found before
+ * any job was created, so nothing was paid for.
  */
 export class OutputPathError extends AvatarVideoError {
   override name = 'OutputPathError';

@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { access, mkdir, rmdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { access, lstat, mkdir, rmdir, stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import { OutputPathError, type OutputPathProblem } from '../errors.js';
+import { tempPathFor } from './atomic-file.js';
 import { shorten } from './shorten.js';
 
 // Destinations are checked before a job is created: a job is paid for, so a save bound to fail must fail first.
@@ -10,7 +11,8 @@ import { shorten } from './shorten.js';
 type Problem = [OutputPathProblem, string];
 
 /**
- * Check that a file can be saved at `output`: its folder exists and is writable, and `output` is not a folder.
+ * Check that a file can be saved at `output`: a path a file can have (no NUL byte, a name the file system holds,
+ * with the temporary file's beside it), its folder exists and is writable, and `output` is not a folder.
  * A file already there is allowed (downloads replace it only once the new one is complete).
  * @returns the absolute path.
  * @throws OutputPathError naming the problem.
@@ -19,8 +21,11 @@ export async function checkOutputPath(output: string): Promise<string> {
   if (typeof output !== 'string' || output === '') {
     throw new OutputPathError(String(output), 'invalid', 'the output must be a file path (a non-empty string)');
   }
+  if (output.includes('\0')) {
+    throw new OutputPathError(output.replaceAll('\0', '\\0'), 'invalid', 'the path holds a NUL byte, which no file name can');
+  }
   const path = resolve(output);
-  const problem = (await folderProblem(dirname(path))) ?? (await isFolder(path));
+  const problem = (await folderProblem(dirname(path))) ?? (await fileProblem(path));
   if (problem) throw new OutputPathError(path, ...problem);
   return path;
 }
@@ -68,9 +73,20 @@ async function folderProblem(folder: string): Promise<Problem | undefined> {
   return writable ? undefined : ['folder_not_writable', `the folder ${shorten(folder)} is not writable`];
 }
 
-async function isFolder(path: string): Promise<Problem | undefined> {
-  const found = await stat(path).catch(() => undefined);
-  return found?.isDirectory()
+/** The file's own problem: a folder there, or a name too long for the file system, its temporary file's included. */
+async function fileProblem(path: string): Promise<Problem | undefined> {
+  const code = (error: NodeJS.ErrnoException) => error.code;
+  // The save writes `.<name>.<tag>.part` beside the file first (atomic-file.ts): the longer name must fit too.
+  const temporary = tempPathFor(path);
+  const [found, temporaryFound] = await Promise.all([stat(path).catch(code), lstat(temporary).catch(code)]);
+  if (found === 'ENAMETOOLONG' || temporaryFound === 'ENAMETOOLONG') {
+    const extra = Buffer.byteLength(basename(temporary)) - Buffer.byteLength(basename(path));
+    return [
+      'invalid',
+      `the file name ${shorten(basename(path))} is too long for the file system (the save writes a temporary file beside it, ${extra} bytes longer); give a shorter name, e.g. video.mp4`,
+    ];
+  }
+  return typeof found === 'object' && found.isDirectory()
     ? ['is_folder', `${shorten(path)} is a folder; give a file name, e.g. ${shorten(resolve(path, 'video.mp4'))}`]
     : undefined;
 }

@@ -95,7 +95,8 @@ function stoppedResult(call: Call, deadline: JobDeadline, seen: Seen, plan: RunP
       next: plan.retry,
     });
   }
-  const failure = failureOf(error, id);
+  // A job taken up by its id (wait_for_video) is named even when the run never saw it (an id the service does not know).
+  const failure = failureOf(error, id ?? plan.videoId);
   // Found COMPLETE before the save: going on is another download.
   if (deadline.phase === 'saving' && id)
     return failureResult({ ...failure, next: `the video is COMPLETE: call download_video with video_id ${id}` });

@@ -53,17 +53,26 @@ export async function admitInput(field: string, raw: string, roots: readonly str
 }
 
 /**
- * Where an MP4 may be written: its folder's real path inside `roots` and writable, the name not a folder, not a
- * symlink, and not an existing file unless `overwrite`. Gives the absolute path to write.
+ * Where an MP4 may be written: a path a file can have, its folder's real path inside `roots` and writable, the name
+ * not a folder, not a symlink, and not an existing file unless `overwrite`. Gives the absolute path to write.
+ * Everything a save would fail on is refused here, before a job is paid for, by the library's own check.
+ * @throws PathRefusedError, or OutputPathError for a path no file can have (a NUL byte, a name too long...).
  */
 export async function admitOutput(field: string, raw: string, roots: readonly string[], overwrite: boolean): Promise<string> {
   const given = localPath(field, raw, roots);
-  const folder = await realpath(dirname(given)).catch(() => {
+  const folder = await realpath(dirname(given)).catch(async () => {
+    // Why it cannot be resolved (a folder missing, a NUL byte, a path too long) is the library's check's to say.
+    await checkOutputPath(given);
     throw new PathRefusedError(field, 'not_found', `the folder ${dirname(given)} does not exist`);
   });
   const path = join(folder, basename(given));
   if (!roots.some((root) => isInside(root, path))) throw outside(field, given, roots);
-  const existing = await lstat(path).catch(() => undefined);
+  const existing = await lstat(path).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    // A name no file can have (a NUL byte, one too long): the library's check says why, as it does below.
+    await checkOutputPath(path);
+    throw new PathRefusedError(field, 'not_a_file', `${given} cannot be written (${error.code ?? error.message})`);
+  });
   if (existing?.isSymbolicLink()) throw new PathRefusedError(field, 'not_a_file', `${given} is a symbolic link: name a plain file`);
   if (existing?.isDirectory()) throw new PathRefusedError(field, 'not_a_file', `${given} is a folder: name a file, e.g. video.mp4`);
   if (existing && !overwrite) {
@@ -73,7 +82,7 @@ export async function admitOutput(field: string, raw: string, roots: readonly st
       `${path} already exists: pass overwrite: true to replace it, or choose another output_path`,
     );
   }
-  // A folder the server may not write to fails here, before a job is paid for, as the library's generate does.
+  // A folder the server may not write to, or a name too long for the save, fails here, as the library's generate does.
   return checkOutputPath(path);
 }
 

@@ -5,6 +5,7 @@ import {
   APIUserAbortError,
   AvatarVideoError,
   MediaValidationError,
+  NotFoundError,
   OutputPathError,
   VideoCancelledError,
   VideoFailedError,
@@ -75,7 +76,7 @@ export function failureOf(error: unknown, videoId?: string): Failure {
       next: 'fix the inputs listed in issues (validate_inputs checks them for free)',
     };
   }
-  if (error instanceof OutputPathError) return { code: 'output_path', message, next: 'choose another output_path' };
+  if (error instanceof OutputPathError) return { code: 'output_path', message, next: outputPathNext(error) };
   if (error instanceof VideoFailedError || error instanceof VideoCancelledError) {
     const next =
       error instanceof VideoFailedError && error.isRateLimited
@@ -87,6 +88,7 @@ export function failureOf(error: unknown, videoId?: string): Failure {
     return { code: 'not_ready', message, video_id: id, next: `call wait_for_video with video_id ${id}` };
   if (error instanceof APIUserAbortError)
     return { code: 'cancelled', message: 'the call was cancelled', video_id: id, next: running || 'nothing was created' };
+  if (error instanceof NotFoundError && id) return unknownVideo(id, message);
   if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
     return { code: 'unauthorized', message, video_id: id, next: 'check AVATAR_VIDEO_API_KEY in the server configuration' };
   }
@@ -95,5 +97,22 @@ export function failureOf(error: unknown, videoId?: string): Failure {
     message,
     video_id: id,
     next: running || 'try again; nothing was created',
+  };
+}
+
+/** What to pass instead of an output_path that cannot be saved to. */
+function outputPathNext(error: OutputPathError): string {
+  if (error.code === 'invalid')
+    return 'pass another output_path: a plain file name such as video.mp4, in a folder inside the allowed roots';
+  if (error.code === 'is_folder') return 'pass an output_path that names a file in that folder, e.g. <folder>/video.mp4';
+  return 'pass an output_path in an existing folder this server can write to, inside the allowed roots';
+}
+
+/** A 404 for an id: the service knows no such video, so there is nothing to wait for; list_videos finds the right id. */
+function unknownVideo(id: string, message: string): Failure {
+  return {
+    code: 'unknown_video',
+    message: `No video has the id ${id} on this account: ${message}`,
+    next: "check the video_id: call list_videos to find the right one (newest first; get_video's description lists this server's recent jobs)",
   };
 }

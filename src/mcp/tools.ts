@@ -39,7 +39,13 @@ export function registerTools(server: McpServer, options: Required<McpServerOpti
   };
 }
 
-/** `tool`'s handler: its call context made, what it throws answered as a failure, its progress heartbeat stopped. */
+/** The job a call names (`video_id`), which a failure of the call names too. */
+function videoIdOf(args: unknown): string | undefined {
+  const id = (args as { video_id?: unknown } | undefined)?.video_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** `tool`'s handler: its call context made, what it throws answered as a failure naming the call's job, its heartbeat stopped. */
 function guarded(server: McpServer, options: Required<McpServerOptions>, jobs: Map<string, PlannedJob>, tool: Tool<unknown>) {
   return async (args: unknown, extra: Extra): Promise<CallToolResult> => {
     const call = callOf(server, options, jobs, extra, tool.waitOf?.(args));
@@ -47,7 +53,7 @@ function guarded(server: McpServer, options: Required<McpServerOptions>, jobs: M
       return await tool.run(args, call);
     } catch (error) {
       call.log(`tool call failed: ${error instanceof Error ? error.message : String(error)}`);
-      return failureResult(failureOf(error));
+      return failureResult(failureOf(error, videoIdOf(args)));
     } finally {
       call.reporter?.stop();
     }

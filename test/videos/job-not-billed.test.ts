@@ -75,6 +75,17 @@ describe('the destination is checked before any job is created', () => {
     expect(creates()).toEqual([]);
   });
 
+  it('generate to a path no file can have (a NUL byte, a name too long for the save): OutputPathError, no create sent', async () => {
+    await setup(0);
+    // 244 bytes fit in a name; the temporary file written beside it first (19 bytes longer) does not.
+    for (const name of ['bad\0name.mp4', `${'v'.repeat(300)}.mp4`, `${'w'.repeat(240)}.mp4`]) {
+      const error = await client.videos.generate(params(), { output: join(dir, name), ...fast }).catch((e: unknown) => e);
+      expect(error, name).toBeInstanceOf(OutputPathError);
+      expect(error, name).toMatchObject({ code: 'invalid', reason: expect.stringMatching(/NUL byte|too long/) });
+    }
+    expect(creates()).toEqual([]);
+  });
+
   it('generate without an output (a JavaScript caller): OutputPathError, no create sent', async () => {
     await setup(0);
     const options = { ...fast } as unknown as { output: string };
