@@ -63,4 +63,5 @@ for (const [name, body] of Object.entries(bodies)) {
 }
 server.close();
 await client.close();
-process.stdout.write(`${JSON.stringify({ unsetBefore: before.every((value) => value === undefined), retrieved: retrieved.id === created.id, untouched, sent })}\n`);
+const unsetBefore = before.every((value) => value === undefined);
+process.stdout.write(`${JSON.stringify({ unsetBefore, retrieved: retrieved.id === created.id, untouched, sent })}\n`);
