@@ -1,11 +1,9 @@
 import { styleText } from 'node:util';
-import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { AvatarVideo, AvatarVideoError, type ClientOptions, type Logger } from '../index.js';
-import { lazyRequire } from '../internal/lazy.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { shorten } from '../internal/shorten.js';
-import { undiciDispatches } from '../internal/undici-dispatches.js';
+import { undici, undiciDispatches } from '../internal/undici-dispatches.js';
 import { proxySource } from './flags.js';
 import { createProgress, type Progress } from './progress.js';
 import { type Problem, UsageError } from './usage-error.js';
@@ -191,9 +189,6 @@ function proxyDispatcher(flag: string | undefined): Dispatcher | undefined {
   const variables = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'];
   return variables.some((name) => process.env[name]) ? new (undici().EnvHttpProxyAgent)() : undefined;
 }
-
-/** undici, loaded when a proxy is set: a command that sends nothing (`--help`, `validate`, `mock`) never pays for it. */
-const undici = lazyRequire<typeof Undici>('undici');
 
 type FetchFunction = NonNullable<ClientOptions['fetch']>;
 

@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { abortError } from './abort.js';
 import { proxyOf } from './connection-problem.js';
@@ -16,11 +15,9 @@ import {
   type RequestBody,
   type SentResponse,
 } from './http-client.js';
-import { lazyRequire } from './lazy.js';
+import { undici } from './undici-dispatches.js';
 
 // The HTTP seam (http-client.ts) on undici's public API: one exchange under the caller's signal and one timer.
-
-const undici = lazyRequire<typeof Undici>('undici');
 
 const ignore = () => {};
 
