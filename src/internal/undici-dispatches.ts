@@ -22,9 +22,14 @@ const envHttpProxyAgent = lazyRequire<typeof Undici.EnvHttpProxyAgent>('undici/l
  */
 export const undici = once((): UndiciParts => {
   if (process.versions.bun || process.versions.deno) return whole();
-  // The methods every dispatcher has (`request`, `stream`, ...), put on its base class as undici's index does.
-  Object.assign(dispatcherBase().prototype, dispatcherApi());
-  return { Agent: agent(), EnvHttpProxyAgent: envHttpProxyAgent() };
+  try {
+    // The methods every dispatcher has (`request`, `stream`, ...), put on its base class as undici's index does.
+    Object.assign(dispatcherBase().prototype, dispatcherApi());
+    return { Agent: agent(), EnvHttpProxyAgent: envHttpProxyAgent() };
+  } catch {
+    // These files are undici's own layout, not its API: an undici that moved them still sends, through its index.
+    return whole();
+  }
 });
 
 /** Whether this runtime's undici has the dispatcher the SDK drives (Bun's own partial copy has none). */

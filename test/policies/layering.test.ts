@@ -108,7 +108,6 @@ const CLI_ENTRIES = ['index.ts', 'media/index.ts'];
 /** One rule each that the CLI shares with the library rather than copying (docs/architecture.md names them). */
 const CLI_HELPERS = [
   'internal/atomic-file.ts',
-  'internal/lazy.ts',
   'internal/loopback.ts',
   'internal/output-path.ts',
   'internal/path.ts',
