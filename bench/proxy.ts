@@ -5,15 +5,18 @@
  *
  * - Polls: 2,000 sequential retrieves of one video straight to the mock (with the key) and through the proxy
  *   (without), in alternating order each round; medians of the rounds. Target (issue 27): under 1 ms added per poll.
+ * - Load: `browsers` (200) browsers at once, each polling 20 times, straight to the mock and through the proxy: polls a
+ *   second, the proxy's share of the direct rate, failed polls, and the proxy's resident memory and open descriptors
+ *   before and after (back where they were: no connection or buffer held).
  * - Upload: a 2 s WAV and a 100 MB MP4 video reference (a 10 s file padded with a hole: bench/upload.ts) posted
  *   through the proxy; its peak resident memory during the upload (Linux VmHWM, reset just before) against its
  *   resident memory before it.
  *
- *   npx tsx bench/proxy.ts [calls=2000] [rounds=5]
+ *   npx tsx bench/proxy.ts [calls=2000] [rounds=5] [browsers=200]
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { openAsBlob } from 'node:fs';
+import { openAsBlob, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +28,9 @@ import { wholeArgs } from './support/args.js';
 import { compile } from './support/build.js';
 import { spawnMock } from './support/mock-child.js';
 
-const [CALLS, ROUNDS] = wholeArgs(['calls', 2_000], ['rounds', 5]);
+const [CALLS, ROUNDS, BROWSERS] = wholeArgs(['calls', 2_000], ['rounds', 5], ['browsers', 200]);
+/** Polls each browser of the load makes. */
+const LOAD_POLLS = 20;
 const MB = 1_000_000;
 const TARGET_MS = 1;
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -39,6 +44,8 @@ async function startProxy(script: string, baseURL: string, apiKey: string) {
   const { url } = await next();
   return {
     url,
+    /** Descriptors the proxy process holds open now (Linux). */
+    descriptors: () => readdirSync(`/proc/${child.pid}/fd`).length,
     ask: async (line: 'reset' | 'peak') => {
       child.stdin.write(`${line}\n`);
       return next();
@@ -60,6 +67,45 @@ async function polls(url: string, headers: Record<string, string>): Promise<numb
     await response.json();
   }
   return performance.now() - start;
+}
+
+/** `BROWSERS` browsers at once, each polling `url` `LOAD_POLLS` times: polls a second, and the polls that failed. */
+async function load(url: string, headers: Record<string, string>): Promise<{ perSecond: number; failed: number }> {
+  let failed = 0;
+  const browser = async () => {
+    for (let i = 0; i < LOAD_POLLS; i++) {
+      try {
+        const response = await fetch(url, { headers });
+        if (response.status !== 200) failed++;
+        await response.arrayBuffer();
+      } catch {
+        failed++;
+      }
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: BROWSERS }, browser));
+  return { perSecond: (BROWSERS * LOAD_POLLS) / ((performance.now() - start) / 1000), failed };
+}
+
+/** The load straight and through the proxy, and what the proxy holds before and after it. */
+async function underLoad(
+  proxy: Awaited<ReturnType<typeof startProxy>>,
+  direct: () => Promise<{ perSecond: number; failed: number }>,
+  proxied: typeof direct,
+) {
+  const before = { rss: (await proxy.ask('reset')).rss, descriptors: proxy.descriptors() };
+  const [straight, through] = [await direct(), await proxied()];
+  await new Promise((resolve) => setTimeout(resolve, 6_000)); // kept-alive sockets time out (node:http: 5 s, undici: 4 s)
+  const after = { rss: (await proxy.ask('reset')).rss, descriptors: proxy.descriptors() };
+  console.log(`\n${BROWSERS} browsers at once, ${LOAD_POLLS} polls each:\n`);
+  console.log('| path | polls/s | failed |\n|---|---|---|');
+  console.log(`| straight to the mock | ${straight.perSecond.toFixed(0)} | ${straight.failed} |`);
+  console.log(`| through the proxy | ${through.perSecond.toFixed(0)} | ${through.failed} |`);
+  console.log(`\nthrough the proxy: ${((100 * through.perSecond) / straight.perSecond).toFixed(0)}% of the direct rate`);
+  console.log(
+    `proxy resident ${(before.rss / MB).toFixed(0)} MB before, ${(after.rss / MB).toFixed(0)} MB after; descriptors ${before.descriptors} before, ${after.descriptors} after`,
+  );
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'avatar-proxy-bench-'));
@@ -93,6 +139,12 @@ try {
   console.log(`| through the proxy | ${viaProxy.toFixed(0)} | ${(viaProxy / CALLS).toFixed(3)} |`);
   console.log(
     `\nproxy/direct: ${(viaProxy / direct).toFixed(2)}x; added ${added.toFixed(3)} ms per poll (target < ${TARGET_MS} ms; ${added < TARGET_MS ? 'met' : 'NOT met'})`,
+  );
+
+  await underLoad(
+    proxy,
+    () => load(`${mock.baseURL}/v1/videos/${id}`, { 'x-api-key': mock.apiKey, accept: 'application/json' }),
+    () => load(`${proxy.url}/api/avatar/v1/videos/${id}`, { accept: 'application/json' }),
   );
 
   const video = join(dir, 'reference.mp4');
