@@ -1,42 +1,23 @@
-/**
- * avatar-video/proxy in front of a hostile or faulty API, over real sockets: the proxy served by `toNodeHandler` on a
- * loopback port, a recording node:http server as the API, the browser played by fetch (and node:http where fetch
- * cannot send the request). What the proxy forwards, and what it answers: never the key, never an address a page
- * must not open, never a header off its list, one answer to every method.
- */
-import { once } from 'node:events';
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createProxyHandler, type ProxyHandler, toNodeHandler } from '../../src/proxy/index.js';
+import { createProxyHandler } from '../../src/proxy/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { type Handler, json, rawServer, video } from '../helpers/raw-server.js';
+import { PREFIX, serve } from './proxy-server.js';
 
 const closers = useCleanup();
 const KEY = 'proxy-secret-key-0123456789';
-const PREFIX = '/api/avatar';
-
-async function serve(handler: ProxyHandler): Promise<string> {
-  const server = createServer(toNodeHandler(handler));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}${PREFIX}`;
-}
 
 /** A recording API answering with `handler`, and the proxy in front of it. */
 async function proxyFor(handler: Handler) {
   const api = await rawServer(handler);
   closers.push(api.close);
   const errors: unknown[] = [];
-  const proxy = await serve(createProxyHandler({ apiKey: KEY, baseURL: api.url, authorize: () => true, onError: (e) => errors.push(e) }));
+  const proxy = await serve(
+    closers,
+    createProxyHandler({ apiKey: KEY, baseURL: api.url, authorize: () => true, onError: (e) => errors.push(e) }),
+  );
   return { api, proxy, errors };
 }
 

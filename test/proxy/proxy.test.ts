@@ -1,22 +1,15 @@
-/**
- * avatar-video/proxy over real sockets: the mock as the API, the proxy served by `toNodeHandler` on a loopback port
- * (and once called directly as a web handler), a browser played by fetch. The cookie `user=<name>` is the app's
- * session: `authorize` reads it, the API must never see it.
- */
-import { once } from 'node:events';
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { fetch as undiciFetch } from 'undici';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AvatarVideo, InvalidArgumentError, type Video } from '../../src/index.js';
-import { createProxyHandler, type ProxyCall, type ProxyHandler, type ProxyOptions, toNodeHandler } from '../../src/proxy/index.js';
+import { createProxyHandler, type ProxyCall, type ProxyOptions } from '../../src/proxy/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { readMockFixture, wav } from '../helpers/media.js';
 import { json, rawServer } from '../helpers/raw-server.js';
+import { PREFIX, serve } from './proxy-server.js';
 
 const closers = useCleanup();
-const PREFIX = '/api/avatar';
 
 /** An app's proxy: users known by cookie, each allowed the videos it made; `list` only for `admin`. */
 function appProxy(baseURL: string, apiKey: string, extra: Partial<ProxyOptions> = {}) {
@@ -40,20 +33,6 @@ function appProxy(baseURL: string, apiKey: string, extra: Partial<ProxyOptions> 
     ...extra,
   });
   return { handler, owners, calls };
-}
-
-async function serve(handler: ProxyHandler): Promise<string> {
-  const server = createServer(toNodeHandler(handler));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}${PREFIX}`;
 }
 
 const form = (audioSeconds = 2) => {
@@ -85,7 +64,7 @@ beforeEach(async () => {
   mock = await startMockServer({ clock: 'manual', processingMs: 1000 });
   closers.push(mock.close);
   app = appProxy(mock.baseURL, mock.apiKey);
-  proxy = await serve(app.handler);
+  proxy = await serve(closers, app.handler);
 });
 
 describe('routes', () => {
@@ -148,7 +127,7 @@ describe('credentials', () => {
       json(res, 200, { id: 'vid_1' }, { 'set-cookie': 'track=1', 'x-echo': 'proxy-secret-key', 'x-request-id': 'req_1' }),
     );
     closers.push(api.close);
-    const raw = await serve(createProxyHandler({ apiKey: 'proxy-secret-key', baseURL: api.url, authorize: () => true }));
+    const raw = await serve(closers, createProxyHandler({ apiKey: 'proxy-secret-key', baseURL: api.url, authorize: () => true }));
     // node:http, not fetch: it lets a client send Connection and the headers it names.
     const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
       const headers = {
@@ -195,7 +174,7 @@ describe('credentials', () => {
   it('scrubs the key from an error body the API echoed it in', async () => {
     const api = await rawServer((_req, res) => json(res, 401, { error: { code: 'invalid_api_key', message: 'bad key proxy-secret-key' } }));
     closers.push(api.close);
-    const raw = await serve(createProxyHandler({ apiKey: 'proxy-secret-key', baseURL: api.url, authorize: () => true }));
+    const raw = await serve(closers, createProxyHandler({ apiKey: 'proxy-secret-key', baseURL: api.url, authorize: () => true }));
     const response = await fetch(`${raw}/v1/videos/vid_1`);
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ error: { code: 'invalid_api_key', message: 'bad key [redacted]' } });
@@ -239,7 +218,7 @@ describe('authorize', () => {
       onCreated: () => Promise.reject(new Error('database down')),
       onError: (error, context) => errors.push([error, context]),
     });
-    const url = await serve(failing);
+    const url = await serve(closers, failing);
     const response = await fetch(`${url}/v1/videos`, { method: 'POST', body: form() });
     expect(response.status).toBe(200);
     const video = (await response.json()) as Video;
@@ -250,7 +229,7 @@ describe('authorize', () => {
 
 describe('uploads', () => {
   it('refuses an upload whose Content-Length is over maxUploadBytes with 413, before the API sees a create', async () => {
-    const small = await serve(appProxy(mock.baseURL, mock.apiKey, { maxUploadBytes: 10_000 }).handler);
+    const small = await serve(closers, appProxy(mock.baseURL, mock.apiKey, { maxUploadBytes: 10_000 }).handler);
     const body = new Uint8Array(50_000);
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(`${small}/v1/videos`, {
@@ -270,7 +249,10 @@ describe('uploads', () => {
 
   it('cuts off a chunked upload once it passes maxUploadBytes (413), and no video is created', async () => {
     const errors: unknown[] = [];
-    const small = await serve(appProxy(mock.baseURL, mock.apiKey, { maxUploadBytes: 100_000, onError: (e) => errors.push(e) }).handler);
+    const small = await serve(
+      closers,
+      appProxy(mock.baseURL, mock.apiKey, { maxUploadBytes: 100_000, onError: (e) => errors.push(e) }).handler,
+    );
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -325,7 +307,7 @@ describe('content', () => {
   it("follows the API's redirects on its own origin with the key, handing the browser only the file's", async () => {
     const hopping = await startMockServer({ clock: 'manual', processingMs: 0, sameOriginHop: true });
     closers.push(hopping.close);
-    const hopProxy = await serve(createProxyHandler({ apiKey: hopping.apiKey, baseURL: hopping.baseURL, authorize: () => true }));
+    const hopProxy = await serve(closers, createProxyHandler({ apiKey: hopping.apiKey, baseURL: hopping.baseURL, authorize: () => true }));
     const video = (await (await fetch(`${hopProxy}/v1/videos`, { method: 'POST', body: form() })).json()) as Video;
     const asJson = await fetch(`${hopProxy}/v1/videos/${video.id}/content`, { headers: { accept: 'application/json' } });
     expect(((await asJson.json()) as { url: string }).url.startsWith(hopping.cdnURL)).toBe(true);
@@ -338,7 +320,7 @@ describe('content', () => {
       res.writeHead(302, { location: targets[Number(req.url?.split('/')[3]?.slice(-1))] ?? '' }).end();
     });
     closers.push(api.close);
-    const raw = await serve(createProxyHandler({ apiKey: 'proxy-secret-key', baseURL: api.url, authorize: () => true }));
+    const raw = await serve(closers, createProxyHandler({ apiKey: 'proxy-secret-key', baseURL: api.url, authorize: () => true }));
     for (const index of [0, 1]) {
       const answer = await fetch(`${raw}/v1/videos/vid_${index}/content`, { headers: { accept: 'application/json' } });
       expect(answer.status).toBe(502);
@@ -347,7 +329,7 @@ describe('content', () => {
   });
 
   it("the Node client's contentURL works through the proxy, its own key stripped", async () => {
-    const open = await serve(createProxyHandler({ apiKey: mock.apiKey, baseURL: mock.baseURL, authorize: () => true }));
+    const open = await serve(closers, createProxyHandler({ apiKey: mock.apiKey, baseURL: mock.baseURL, authorize: () => true }));
     const client = new AvatarVideo({ apiKey: 'not-the-key', baseURL: open, logLevel: 'off' });
     closers.push(() => client.close());
     const video = await client.videos.create({ audio_reference: wav(2), image_reference: readMockFixture('portrait.png') });
@@ -358,7 +340,7 @@ describe('content', () => {
 
 describe('errors', () => {
   it('passes a 404 and a 422 from the API through with their status and JSON body', async () => {
-    const all = await serve(createProxyHandler({ apiKey: mock.apiKey, baseURL: mock.baseURL, authorize: () => true }));
+    const all = await serve(closers, createProxyHandler({ apiKey: mock.apiKey, baseURL: mock.baseURL, authorize: () => true }));
     const missing = await fetch(`${all}/v1/videos/vid_missing`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ error: { code: 'video_not_found', message: "No video with id 'vid_missing'." } });
