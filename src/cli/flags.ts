@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type CreateRate, parseCreateRate } from '../internal/create-rate.js';
 import { encodeSegment } from '../internal/path.js';
 
 /** The file flags of `generate`, `create` and `validate` (and columns of a batch file), and the create parameter each fills. */
@@ -44,6 +45,13 @@ const seconds = numberFlag((number) => Number.isFinite(number) && number > 0, 'a
 export const secondsToMs = (value: string): number => Math.round(seconds(value) * 1000);
 const fixedConcurrency = numberFlag(isPositiveInteger, "'auto' or a whole number of at least 1");
 export const concurrency = (value: string): number | 'auto' => (value === 'auto' ? value : fixedConcurrency(value));
+
+/** A `--create-rate`: `<creates>/<seconds>`, as `AVATAR_VIDEO_CREATE_RATE` takes it. */
+export function createRate(value: string): CreateRate {
+  const rate = parseCreateRate(value);
+  if (rate === undefined) throw new InvalidArgumentError('expected creates per window as <creates>/<seconds>, e.g. 2/60 for two a minute.');
+  return rate;
+}
 
 /** The wait's deadline flag given: `--wait-timeout`, or its hidden old name `--timeout`. */
 export type WaitTimeoutFlags = { waitTimeout?: number; timeout?: number };

@@ -1,5 +1,5 @@
 import { type Measured, measure, sniffFormat } from './measure.js';
-import { type MockValidationProblem, reject, validationResponse } from './responses.js';
+import { type MockValidationProblem, reject, retryAfterSeconds, serviceRateLimit, validationResponse } from './responses.js';
 import { FIELDS, type Format, MODEL_CHOICES, MODELS, PARTS, type Part } from './rules.js';
 import type { MockState, MockVideo } from './state.js';
 
@@ -17,13 +17,13 @@ export async function createVideo(request: Request, state: MockState): Promise<M
   const uploads = [await readPart(audio, 'audio_reference'), await readPart(visual, visualPart)];
   const [{ seconds: audioSeconds }, size] = uploads.map(checkMedia) as [Measured, Measured];
   // Checked once the form is read, right before the job starts: no await between, so no create slips past.
-  const wait = state.admit();
-  if (wait !== undefined) {
+  const refusal = state.admit();
+  if (refusal?.cause === 'concurrency') {
     reject('rate_limit_exceeded', `${state.options.concurrencyLimit} jobs are already processing; try again later.`, {
-      // Rounded up to the next 10 ms: a client that waits exactly this long finds the place free.
-      'retry-after': (Math.ceil(Math.max(wait, 1) / 10) / 100).toFixed(2),
+      'retry-after': retryAfterSeconds(refusal.waitMs),
     });
   }
+  if (refusal?.cause === 'rate') throw serviceRateLimit(state.options.createRate?.retryAfter ? refusal.waitMs : undefined);
   const generation_mode = visualPart === 'image_reference' ? 'image_to_video' : 'video_to_video';
   const aspect_ratio = (size.height ?? 0) > (size.width ?? 0) ? '9:16' : '16:9';
   return state.createVideo({ model, generation_mode, aspect_ratio }, audioSeconds);

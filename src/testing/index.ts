@@ -20,6 +20,7 @@ export { MOCK_ERROR_CODES, MOCK_VALIDATION_ERRORS, type MockErrorCode, type Mock
 export {
   type FailureMatch,
   type FailureReply,
+  type MockCreateRate,
   type MockOutcome,
   MockState,
   type MockStateOptions,

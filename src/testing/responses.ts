@@ -34,7 +34,7 @@ export const MOCK_ERROR_CODES = {
   range_not_satisfiable: { status: 416, when: 'A Range starting past the end of the file.' },
   rate_limit_exceeded: {
     status: 429,
-    when: 'Default body of failNext({ status: 429 }); a create while concurrencyLimit jobs are PROCESSING (with Retry-After); also the error.code of a job FAILED by rateLimitFailureRate.',
+    when: 'Default body of failNext({ status: 429 }); a create while concurrencyLimit jobs are PROCESSING (with Retry-After); also the error.code of a job FAILED by rateLimitFailureRate. A create beyond createRate answers the service\'s own body instead, which names it as `type`: {"error": {"type": "rate_limit_exceeded", "message": "Rate limit exceeded."}}.',
   },
   internal_error: { status: 500, when: 'A handler threw, or default body of failNext({ status: 500 }).' },
   service_unavailable: { status: 503, when: 'Default body of failNext({ status: 503 }).' },
@@ -44,6 +44,20 @@ export type MockErrorCode = keyof typeof MOCK_ERROR_CODES;
 
 export function errorResponse(code: MockErrorCode, message: string, headers?: HeadersInit): Response {
   return jsonResponse({ error: { code, message } }, MOCK_ERROR_CODES[code].status, headers);
+}
+
+/** A wait as a `Retry-After` in seconds, rounded up to the next 10 ms: a client that waits exactly this long gets in. */
+export function retryAfterSeconds(waitMs: number): string {
+  return (Math.ceil(Math.max(waitMs, 1) / 10) / 100).toFixed(2);
+}
+
+/**
+ * The service's published answer to a create beyond its rate: its own body, the code as `type`; a `Retry-After`
+ * (rounded up to the next 10 ms) only when `waitMs` is given.
+ */
+export function serviceRateLimit(waitMs: number | undefined): Response {
+  const headers = waitMs === undefined ? undefined : { 'retry-after': retryAfterSeconds(waitMs) };
+  return jsonResponse({ error: { type: 'rate_limit_exceeded', message: 'Rate limit exceeded.' } }, 429, headers);
 }
 
 /** Stops a check at its first problem: the front door (handlers.ts) answers with the thrown error response. */

@@ -55,6 +55,19 @@ export interface RecordedRequest {
   status?: number | undefined;
 }
 
+/** The mock's limit on the rate of creates (`createRate` of {@link MockStateOptions}). */
+export interface MockCreateRate {
+  /** Creates accepted in any window. */
+  limit: number;
+  /** The window's length, in seconds. */
+  windowSeconds: number;
+  /** Send `Retry-After` with the 429. @default false */
+  retryAfter?: boolean | undefined;
+}
+
+/** @internal Why a create is refused now, and in how many ms it would not be. */
+export type CreateRefusal = { cause: 'concurrency' | 'rate'; waitMs: number };
+
 export interface MockStateOptions {
   /** The only key the mock accepts. @default 'test-key' */
   apiKey?: string | undefined;
@@ -91,6 +104,15 @@ export interface MockStateOptions {
    * @default Infinity (no limit)
    */
   concurrencyLimit?: number | undefined;
+  /**
+   * Creates the account may make in any window of time, as the service limits them (2 a minute per organization):
+   * a create beyond `limit` accepted in the last `windowSeconds` answers 429 with the service's own body,
+   * `{"error": {"type": "rate_limit_exceeded", "message": "Rate limit exceeded."}}`, and a `Retry-After` (seconds
+   * until the oldest create leaves the window) only when `retryAfter` is true, since the service documents none.
+   * Refused creates do not count against the window.
+   * @default undefined (no limit on the rate of creates)
+   */
+  createRate?: MockCreateRate | undefined;
   /** Share (0 to 1) of jobs that end FAILED with the code rate_limit_exceeded instead of COMPLETE. @default 0 */
   rateLimitFailureRate?: number | undefined;
   /** Seed of the draws behind rateLimitFailureRate, for a repeatable run. @default a random seed */
@@ -113,6 +135,18 @@ interface Job {
   output?: Promise<Uint8Array>;
 }
 
+/** `createRate` as the state keeps it: null for none; a limit that is not a positive whole number is a mistake. */
+function checkCreateRate(rate: MockCreateRate | undefined): Required<MockCreateRate> | null {
+  if (rate === undefined) return null;
+  const { limit, windowSeconds, retryAfter = false } = rate;
+  if (!Number.isInteger(limit) || limit < 1 || !(windowSeconds > 0) || !Number.isFinite(windowSeconds)) {
+    throw new TypeError(
+      `createRate must be { limit: a whole number of at least 1, windowSeconds: more than 0 }; got ${JSON.stringify(rate)}`,
+    );
+  }
+  return { limit, windowSeconds, retryAfter };
+}
+
 export const randomId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
 
 /**
@@ -122,12 +156,17 @@ export const randomId = (prefix: string): string => `${prefix}_${randomBytes(8).
 export class MockState {
   // Not Required<MockStateOptions>: under exactOptionalPropertyTypes that keeps each option's `| undefined`.
   /** The options in force: each one given, or its default. */
-  options: { [Name in keyof MockStateOptions]-?: Exclude<MockStateOptions[Name], undefined> };
+  options: { [Name in Exclude<keyof MockStateOptions, 'createRate'>]-?: Exclude<MockStateOptions[Name], undefined> } & {
+    /** null: no limit on the rate of creates. */
+    createRate: Required<MockCreateRate> | null;
+  };
   /** Every request both origins received, oldest first. */
   readonly requests: RecordedRequest[] = [];
   // ES private fields: the published type shows none of their names.
   #creates = 0;
   #throttledCreates = 0;
+  /** When each create the rate still counts was accepted (mock clock, ms), oldest first. */
+  #acceptedAt: number[] = [];
   readonly #jobs = new Map<string, Job>(); // insertion order is creation order
   readonly #outcomes: MockOutcome[] = [];
   readonly #failures: Array<FailureMatch & FailureReply & { times: number }> = [];
@@ -147,6 +186,7 @@ export class MockState {
       redirectStatus: options.redirectStatus ?? 302,
       sameOriginHop: options.sameOriginHop ?? false,
       concurrencyLimit: options.concurrencyLimit ?? Number.POSITIVE_INFINITY,
+      createRate: checkCreateRate(options.createRate),
       rateLimitFailureRate: options.rateLimitFailureRate ?? 0,
       seed: options.seed ?? randomBytes(4).readUInt32LE(0),
     };
@@ -158,22 +198,35 @@ export class MockState {
     return this.#creates;
   }
 
-  /** Creates refused with 429 because `concurrencyLimit` jobs were PROCESSING. */
+  /** Creates refused with 429: `concurrencyLimit` jobs were PROCESSING, or `createRate` creates were in its window. */
   get throttledCreates(): number {
     return this.#throttledCreates;
   }
 
   /**
    * @internal
-   * Whether a create may start a job now: undefined if so, else the milliseconds until a running job
-   * ends (the 429's Retry-After). Call it right before createVideo, with no await in between.
+   * Whether a create may start a job now: undefined if so, else why not and the milliseconds until it could (a
+   * running job ends, or the oldest create leaves the rate's window). Call it right before createVideo, with no
+   * await in between.
    */
-  admit(): number | undefined {
+  admit(): CreateRefusal | undefined {
     const now = this.now();
     const ends = [...this.#jobs.values()].map((job) => job.createdMs + job.processingMs).filter((end) => end > now);
-    if (ends.length < this.options.concurrencyLimit) return undefined;
-    this.#throttledCreates += 1;
-    return ends.reduce((soonest, end) => Math.min(soonest, end)) - now;
+    const refusal =
+      ends.length >= this.options.concurrencyLimit
+        ? { cause: 'concurrency' as const, waitMs: ends.reduce((soonest, end) => Math.min(soonest, end)) - now }
+        : this.#rateRefusal(now);
+    if (refusal !== undefined) this.#throttledCreates += 1;
+    return refusal;
+  }
+
+  #rateRefusal(now: number): CreateRefusal | undefined {
+    const rate = this.options.createRate;
+    if (rate === null) return undefined;
+    const windowMs = rate.windowSeconds * 1000;
+    this.#acceptedAt = this.#acceptedAt.filter((at) => now - at < windowMs);
+    if (this.#acceptedAt.length < rate.limit) return undefined;
+    return { cause: 'rate', waitMs: (this.#acceptedAt[0] as number) + windowMs - now };
   }
 
   /** Milliseconds on the mock clock. */
@@ -239,6 +292,7 @@ export class MockState {
     const outcome = this.#outcomes.shift() ?? this.#drawOutcome();
     this.#jobs.set(id, { video, createdMs, index, processingMs: ms, outcome, patch: {}, audioSeconds });
     this.#creates += 1;
+    this.#acceptedAt.push(createdMs);
     return this.#view(id) as MockVideo;
   }
 
@@ -255,6 +309,7 @@ export class MockState {
     this.#failures.splice(0);
     this.#signatures.clear();
     this.#throttledCreates = 0;
+    this.#acceptedAt = [];
   }
 
   #drawOutcome(): MockOutcome {

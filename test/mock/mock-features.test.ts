@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AvatarVideo, RateLimitError } from '../../src/index.js';
-import { type MockServer, type MockServerOptions, startMockServer } from '../../src/testing/index.js';
+import { type MockServer, type MockServerOptions, MockState, startMockServer } from '../../src/testing/index.js';
 import { checkNoise, noisyProgress } from '../../src/testing/progress.js';
 import { useCleanup } from '../helpers/fixture.js';
 
@@ -218,6 +218,35 @@ describe('limits for testing batch code', () => {
     s.advance(3_000); // the first job has ended: its place is free
     await expect(client.videos.create(params)).resolves.toMatchObject({ status: 'PROCESSING' });
     expect(s.creates).toBe(3);
+  });
+
+  it("createRate: a create beyond the window answers the service's 429 body, without Retry-After unless asked", async () => {
+    const s = await start({ clock: 'manual', processingMs: 100, createRate: { limit: 2, windowSeconds: 6 } });
+    const client = new AvatarVideo({ apiKey: s.apiKey, baseURL: s.baseURL, logLevel: 'off', maxRetries: 0 });
+    closers.push(() => client.close());
+    await client.videos.create(params);
+    s.advance(2_000);
+    await client.videos.create(params);
+    s.advance(3_000); // both jobs have ended: only the rate refuses
+    const refused = await client.videos.create(params).withResponse().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('Rate limit exceeded.') });
+    expect((refused as RateLimitError).retryAfter).toBeUndefined();
+    expect((refused as RateLimitError).body).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Rate limit exceeded.' } });
+    s.advance(1_000); // the first create has left the window; the second has not
+    await client.videos.create(params);
+    await expect(client.videos.create(params)).rejects.toBeInstanceOf(RateLimitError);
+    expect([s.creates, s.throttledCreates]).toEqual([3, 2]);
+  });
+
+  it('createRate with retryAfter: the 429 says when the oldest create leaves the window', async () => {
+    const s = await start({ clock: 'manual', processingMs: 100, createRate: { limit: 1, windowSeconds: 60, retryAfter: true } });
+    const client = new AvatarVideo({ apiKey: s.apiKey, baseURL: s.baseURL, logLevel: 'off', maxRetries: 0 });
+    closers.push(() => client.close());
+    await client.videos.create(params);
+    s.advance(45_500);
+    await expect(client.videos.create(params)).rejects.toMatchObject({ status: 429, retryAfter: 14_500 });
+    expect(() => new MockState({ createRate: { limit: 0, windowSeconds: 60 } })).toThrow(/createRate must be/);
   });
 
   it('rateLimitFailureRate: that share of jobs ends FAILED with rate_limit_exceeded, the same ones for the same seed', async () => {

@@ -108,6 +108,7 @@ const CLI_ENTRIES = ['index.ts', 'media/index.ts'];
 /** One rule each that the CLI shares with the library rather than copying (docs/architecture.md names them). */
 const CLI_HELPERS = [
   'internal/atomic-file.ts',
+  'internal/create-rate.ts',
   'internal/loopback.ts',
   'internal/output-path.ts',
   'internal/path.ts',

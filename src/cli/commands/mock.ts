@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { type Command, Option } from 'commander';
+import type { CreateRate } from '../../internal/create-rate.js';
 import type { MockServer } from '../../testing/index.js';
-import { port } from '../flags.js';
+import { createRate, port } from '../flags.js';
 import type { Session } from '../session.js';
 import { UsageError } from '../usage-error.js';
 
@@ -10,9 +11,14 @@ export function registerMock(program: Command, session: Session): void {
     .command('mock')
     .description('run the embedded mock API on 127.0.0.1 until Ctrl-C, to try the CLI and the SDK with no account')
     .addOption(new Option('--port <port>', 'port of the API').argParser(port).default(0, 'any free port'))
+    .addOption(
+      new Option('--create-rate <creates/seconds>', "refuse creates beyond this rate with the service's 429 body, e.g. 2/60").argParser(
+        createRate,
+      ),
+    )
     .addHelpText('after', '\nNeeds nothing installed: the mock (and the parts of msw it uses) ships inside avatar-video.')
-    .action(async (flags: { port: number }) => {
-      const mock = await startEmbeddedMock(flags.port, session.command);
+    .action(async (flags: { port: number; createRate?: CreateRate }) => {
+      const mock = await startEmbeddedMock(flags.port, session.command, flags.createRate);
       const apiPort = Number(new URL(mock.baseURL).port);
       try {
         session.result({ baseURL: mock.baseURL, apiKey: mock.apiKey, port: apiPort }, [
@@ -32,13 +38,14 @@ export function registerMock(program: Command, session: Session): void {
 }
 
 /**
- * Start the embedded mock (`avatar-video/testing`) on `apiPort` (0: any free one), for `mock` and `demo`. What the user
+ * Start the embedded mock (`avatar-video/testing`) on `apiPort` (0: any free one), for `mock` and `demo`, refusing
+ * creates beyond `createRate` when one is given. What the user
  * can fix is a UsageError naming the fix: the port taken or not allowed.
  */
-export async function startEmbeddedMock(apiPort: number, command: string): Promise<MockServer> {
+export async function startEmbeddedMock(apiPort: number, command: string, createRate?: CreateRate): Promise<MockServer> {
   // Loaded on use: no other command needs the mock.
   const { startMockServer } = await import('../../testing/index.js');
-  return startMockServer({ port: apiPort }).catch((error: unknown) => {
+  return startMockServer({ port: apiPort, ...(createRate ? { createRate } : {}) }).catch((error: unknown) => {
     const problem = portProblem(error, apiPort, `${command} mock`);
     throw problem ? new UsageError([problem]) : error;
   });

@@ -1,0 +1,41 @@
+// The rate at which an account may create jobs, as users declare it: an option, `AVATAR_VIDEO_CREATE_RATE`, or the
+// CLI's `--create-rate`, all in one shape and read by one parser.
+
+/** Creates the account may make in any window of `windowSeconds` (the service publishes 2 a minute per organization). */
+export interface CreateRate {
+  /** Creates in one window: a whole number of at least 1. */
+  limit: number;
+  /** The window's length in seconds: more than 0. */
+  windowSeconds: number;
+}
+
+/** The service's published rate for video generation: 2 creates a minute, per organization. */
+export const PUBLISHED_CREATE_RATE: Readonly<CreateRate> = Object.freeze({ limit: 2, windowSeconds: 60 });
+
+/** What a rate must be, for the messages that refuse one. */
+export const CREATE_RATE_EXPECTED = '{ limit: a whole number of at least 1, windowSeconds: a number above 0 }';
+
+/** Whether `value` is a usable {@link CreateRate}. */
+export function isCreateRate(value: unknown): value is CreateRate {
+  const rate = value as CreateRate | undefined;
+  return (
+    typeof rate === 'object' &&
+    rate !== null &&
+    Number.isSafeInteger(rate.limit) &&
+    rate.limit >= 1 &&
+    typeof rate.windowSeconds === 'number' &&
+    Number.isFinite(rate.windowSeconds) &&
+    rate.windowSeconds > 0
+  );
+}
+
+/**
+ * A rate written as `<limit>/<windowSeconds>` (`2/60`: two creates a minute), as `AVATAR_VIDEO_CREATE_RATE` and
+ * `--create-rate` take it; undefined for text in any other form.
+ */
+export function parseCreateRate(text: string): CreateRate | undefined {
+  const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
+  if (!match) return undefined;
+  const rate = { limit: Number(match[1]), windowSeconds: Number(match[2]) };
+  return isCreateRate(rate) ? rate : undefined;
+}
