@@ -228,7 +228,7 @@ describe('limits for testing batch code', () => {
     s.advance(2_000);
     await client.videos.create(params);
     s.advance(3_000); // both jobs have ended: only the rate refuses
-    const refused = await client.videos.create(params).withResponse().catch((e: unknown) => e);
+    const refused = await client.videos.create(params).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RateLimitError);
     expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('Rate limit exceeded.') });
     expect((refused as RateLimitError).retryAfter).toBeUndefined();
