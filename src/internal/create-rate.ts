@@ -39,3 +39,12 @@ export function parseCreateRate(text: string): CreateRate | undefined {
   const rate = { limit: Number(match[1]), windowSeconds: Number(match[2]) };
   return isCreateRate(rate) ? rate : undefined;
 }
+
+/**
+ * Seconds from the first create to the end of the last of `jobs` jobs when creates go out as fast as `rate` allows
+ * (`limit` at once, then `limit` more each window) and each job takes `jobSeconds`: the least any run can take.
+ */
+export function earliestFinishSeconds(jobs: number, rate: CreateRate, jobSeconds: number): number {
+  if (jobs <= 0) return 0;
+  return (Math.ceil(jobs / rate.limit) - 1) * rate.windowSeconds + jobSeconds;
+}
