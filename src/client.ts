@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { checkOptions } from './internal/arguments.js';
 import type { ConcurrencyLimiter, JobConcurrency } from './internal/concurrency-limiter.js';
+import type { CreateRate } from './internal/create-rate.js';
 import type { FetchFunction } from './internal/fetch-send.js';
 import type { Logger } from './internal/logger.js';
 import type { Platform } from './internal/platform.js';
@@ -12,6 +13,7 @@ import { VideoEndpoints } from './resources/endpoints.js';
 import type { VideosParts } from './resources/videos.js';
 
 export type { JobConcurrency } from './internal/concurrency-limiter.js';
+export type { CreateRate } from './internal/create-rate.js';
 export type { RequestOptions } from './internal/request-options.js';
 export type { MediaLimits } from './lib/media/types.js';
 
@@ -26,6 +28,8 @@ interface SharedOptions extends Omit<RequestOptions, 'signal'> {
   dispatcher?: Dispatcher | undefined;
   fetch?: FetchFunction | undefined;
   jobConcurrency?: 'auto' | number | undefined;
+  createRate?: CreateRate | undefined;
+  billingIncrementSeconds?: number | undefined;
 }
 
 /**
@@ -43,6 +47,8 @@ export class Client<Options, V> {
   readonly maxRetryDelay: number;
   /** The local media limits in force (`limits` given, or the defaults). */
   readonly limits: { maxAudioSeconds: number };
+  /** The billing step in force, in seconds (`billingIncrementSeconds` given, or the service's published 6). */
+  readonly billingIncrementSeconds: number;
   /** @internal */
   readonly logger: Logger;
   // A private field stays out of util.inspect, JSON.stringify, Object.keys and the published types.
@@ -57,13 +63,14 @@ export class Client<Options, V> {
     const given = options as SharedOptions;
     checkOptions('new AvatarVideo', given, runtime.optionsExample);
     checkOptions('new AvatarVideo', given.limits, undefined, 'limits');
-    const { apiKey, baseURL, logLevel, userAgent } = runtime.credentials(given);
+    const { apiKey, baseURL, logLevel, userAgent, createRate } = runtime.credentials(given);
     this.baseURL = baseURL;
-    const settings = clientSettings(given, logLevel);
+    const settings = clientSettings(given, logLevel, createRate);
     this.timeout = settings.timeout;
     this.maxRetries = settings.maxRetries;
     this.maxRetryDelay = settings.maxRetryDelay;
     this.limits = settings.limits;
+    this.billingIncrementSeconds = settings.billingIncrementSeconds;
     this.#limiter = settings.limiter;
     this.logger = settings.logger;
     this.#transport = new Transport({
@@ -85,6 +92,8 @@ export class Client<Options, V> {
       maxRetryDelay: this.maxRetryDelay,
       limiter: this.#limiter,
       limits: this.limits,
+      createRate: settings.createRate,
+      billingIncrementSeconds: this.billingIncrementSeconds,
     };
     const parts: VideosParts = { transport: this.#transport, api, context, proxied: apiKey === undefined };
     this.videos = videos(parts);

@@ -62,7 +62,7 @@ export declare namespace AvatarVideo {
 }
 
 export default AvatarVideo;
-export type { JobConcurrency, MediaLimits, RequestOptions } from './client.js';
+export type { CreateRate, JobConcurrency, MediaLimits, RequestOptions } from './client.js';
 export {
   APIConnectionError,
   APIConnectionTimeoutError,

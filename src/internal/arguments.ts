@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors.js';
+import { CREATE_RATE_EXPECTED, isCreateRate } from './create-rate.js';
 
 // The public methods' arguments, checked where a JavaScript caller passes them (types do not reach them): a missing
 // or wrong value becomes an InvalidArgumentError that names the method and says what to pass, before any request,
@@ -50,6 +51,8 @@ const OPTION_RULES: Record<string, Rule> = {
   concurrency: CONCURRENCY,
   maxConcurrency: CONCURRENCY,
   jobConcurrency: CONCURRENCY,
+  createRate: [isCreateRate, CREATE_RATE_EXPECTED],
+  billingIncrementSeconds: seconds,
   signal: [
     (s) => typeof (s as AbortSignal)?.aborted === 'boolean' && typeof (s as AbortSignal).addEventListener === 'function',
     'an AbortSignal',

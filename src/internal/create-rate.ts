@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from '../errors.js';
+
 // The rate at which an account may create jobs, as users declare it: an option, `AVATAR_VIDEO_CREATE_RATE`, or the
 // CLI's `--create-rate`, all in one shape and read by one parser.
 
@@ -47,4 +49,15 @@ export function parseCreateRate(text: string): CreateRate | undefined {
 export function earliestFinishSeconds(jobs: number, rate: CreateRate, jobSeconds: number): number {
   if (jobs <= 0) return 0;
   return (Math.ceil(jobs / rate.limit) - 1) * rate.windowSeconds + jobSeconds;
+}
+
+/** `AVATAR_VIDEO_CREATE_RATE` read: undefined when unset; text in any other form than `2/60` is refused, not ignored. */
+export function createRateFromEnv(text: string | undefined): CreateRate | undefined {
+  if (text === undefined) return undefined;
+  const rate = parseCreateRate(text);
+  if (rate !== undefined) return rate;
+  throw new InvalidArgumentError(
+    'createRate',
+    `AVATAR_VIDEO_CREATE_RATE must be creates per window as <creates>/<seconds>, e.g. 2/60 for two a minute; got ${JSON.stringify(text.slice(0, 40))}.`,
+  );
 }

@@ -1,5 +1,6 @@
 import type * as Zod from 'zod';
 import type { LocalSource } from './byte-source.js';
+import type { CreateRate } from './create-rate.js';
 import type { FetchFunction } from './fetch-send.js';
 import type { HttpClient, RequestBody, ResponseBody } from './http-client.js';
 import type { FilePart } from './multipart-body.js';
@@ -29,6 +30,8 @@ export interface Credentials {
   logLevel: string | undefined;
   /** The `user-agent` header to send, when the runtime lets one be set. */
   userAgent: string | undefined;
+  /** The create rate the environment declares (`AVATAR_VIDEO_CREATE_RATE`), where the runtime has one. */
+  createRate: CreateRate | undefined;
 }
 
 /** What the client's HTTP client is made from. */

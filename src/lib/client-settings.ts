@@ -1,4 +1,5 @@
 import { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import type { CreateRate } from '../internal/create-rate.js';
 import { isLogLevel, type Logger, leveledLogger } from '../internal/logger.js';
 import type { RequestOptions } from '../internal/request-options.js';
 import type { MediaLimits } from './media/validate.js';
@@ -8,19 +9,24 @@ interface SharedOptions extends Omit<RequestOptions, 'signal'> {
   logger?: Logger | undefined;
   limits?: MediaLimits | undefined;
   jobConcurrency?: 'auto' | number | undefined;
+  createRate?: CreateRate | undefined;
+  billingIncrementSeconds?: number | undefined;
 }
 
 /**
  * What both entries' clients make of their options, so each default is set in one place: the request defaults, the
- * media limits, the one limiter of jobs running at once, and the logger at `level` (`'warn'` unless a known level).
+ * media limits, the one limiter of jobs running at once, the declared create rate (the option, else the
+ * environment's `envRate`), the billing step, and the logger at `level` (`'warn'` unless a known level).
  */
-export function clientSettings(options: SharedOptions, level: unknown) {
+export function clientSettings(options: SharedOptions, level: unknown, envRate?: CreateRate) {
   return {
     timeout: options.timeout ?? 60_000,
     maxRetries: options.maxRetries ?? 2,
     maxRetryDelay: options.maxRetryDelay ?? 60_000,
     limits: { maxAudioSeconds: options.limits?.maxAudioSeconds ?? 60 },
     limiter: new ConcurrencyLimiter({ concurrency: options.jobConcurrency }),
+    createRate: options.createRate ?? envRate,
+    billingIncrementSeconds: options.billingIncrementSeconds ?? 6,
     logger: leveledLogger(options.logger ?? console, isLogLevel(level) ? level : 'warn'),
   };
 }

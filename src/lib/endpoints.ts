@@ -1,5 +1,6 @@
 import type { Answer } from '../internal/api-promise.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import type { CreateRate } from '../internal/create-rate.js';
 import type { RawHeaders } from '../internal/headers.js';
 import type { ResponseBody } from '../internal/http-client.js';
 import type { Logger } from '../internal/logger.js';
@@ -92,4 +93,8 @@ export interface JobContext {
   readonly limiter: ConcurrencyLimiter;
   /** The client's media limits. */
   readonly limits: { maxAudioSeconds: number };
+  /** The create rate declared (option or environment), if any. */
+  readonly createRate: CreateRate | undefined;
+  /** The billing step, in seconds: each job is billed its length rounded up to a multiple of it. */
+  readonly billingIncrementSeconds: number;
 }

@@ -6,6 +6,7 @@ import { AvatarVideoError } from '../errors.js';
 import { checkKeyCharacters } from '../internal/api-key.js';
 import { validateBaseURL } from '../internal/base-url.js';
 import { chooseHttpClient } from '../internal/choose-http.js';
+import { type CreateRate, createRateFromEnv } from '../internal/create-rate.js';
 import { lazyRequire } from '../internal/lazy.js';
 import type { Logger, LogLevel } from '../internal/logger.js';
 import { encodeMultipart } from '../internal/multipart.js';
@@ -59,6 +60,19 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
    * @default 'auto'
    */
   jobConcurrency?: 'auto' | number | undefined;
+  /**
+   * The account's create rate, when you know it: `{ limit: 2, windowSeconds: 60 }` is the service's published 2
+   * creates a minute per organization. Every create this client makes waits until the window has room, so none is
+   * refused for the rate. Without it the client learns the rate from the service's 429 answers.
+   * @default process.env.AVATAR_VIDEO_CREATE_RATE (`2/60`), else learned
+   */
+  createRate?: CreateRate | undefined;
+  /**
+   * The service's billing step, in seconds: each job is billed its output's length rounded up to a multiple of it.
+   * `videos.plan` counts billed seconds with it and long audio is cut just below its multiples.
+   * @default 6 (the step the service publishes)
+   */
+  billingIncrementSeconds?: number | undefined;
 }
 
 /** The MP4 of a finished video, as a stream. */
@@ -102,6 +116,7 @@ function credentials(options: CredentialOptions) {
     baseURL: validateBaseURL(baseURL, options.allowInsecureHttp ?? false).href,
     logLevel: options.logLevel ?? env('AVATAR_VIDEO_LOG'),
     userAgent: `avatar-video/${VERSION} ${runtimeName()}`,
+    createRate: createRateFromEnv(env('AVATAR_VIDEO_CREATE_RATE')),
   };
 }
 

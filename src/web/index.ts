@@ -71,6 +71,7 @@ export {
 } from '../errors.js';
 export { APIPromise, type APIResponse } from '../internal/api-promise.js';
 export type { JobConcurrency } from '../internal/concurrency-limiter.js';
+export type { CreateRate } from '../internal/create-rate.js';
 export type { Logger } from '../internal/logger.js';
 export type { RequestOptions } from '../internal/request-options.js';
 export type { CreateOptions, UploadProgress } from '../lib/endpoints.js';

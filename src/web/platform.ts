@@ -3,6 +3,7 @@ import { AvatarVideoError, InvalidArgumentError } from '../errors.js';
 import { checkKeyCharacters } from '../internal/api-key.js';
 import { validateBaseURL } from '../internal/base-url.js';
 import { isOneShot, openSource } from '../internal/byte-source.js';
+import { type CreateRate, createRateFromEnv } from '../internal/create-rate.js';
 import { type FetchFunction, fetchClient } from '../internal/fetch-send.js';
 import { chunksOf } from '../internal/http-client.js';
 import type { Logger, LogLevel } from '../internal/logger.js';
@@ -48,6 +49,15 @@ export interface ClientOptions extends Omit<RequestOptions, 'signal'> {
    * @default 'auto'
    */
   jobConcurrency?: 'auto' | number | undefined;
+  /**
+   * The account's create rate, when you know it: `{ limit: 2, windowSeconds: 60 }` is the service's published 2
+   * creates a minute per organization. Creates wait until the window has room; without it the rate is learned from
+   * the service's 429 answers.
+   * @default AVATAR_VIDEO_CREATE_RATE where the runtime has an environment (`2/60`), else learned
+   */
+  createRate?: CreateRate | undefined;
+  /** The service's billing step, in seconds. @default 6 (the step the service publishes) */
+  billingIncrementSeconds?: number | undefined;
 }
 
 // The create parameters of the web entry: those of the Node entry with bytes for files. Declared again rather than
@@ -144,13 +154,15 @@ function credentials(options: CredentialOptions) {
     const page = (globalThis as { document?: { baseURI?: string } }).document?.baseURI;
     // No key travels from a page, so plain http (a development server) is allowed. A page's fetch may not set
     // user-agent; the proxy's server sends its own.
-    return { apiKey: undefined, baseURL: validateBaseURL(new URL(options.baseURL, page).href, true).href, logLevel, userAgent: undefined };
+    const baseURL = validateBaseURL(new URL(options.baseURL, page).href, true).href;
+    return { apiKey: undefined, baseURL, logLevel, userAgent: undefined, createRate: undefined };
   }
   const apiKey = options.apiKey ?? env('AVATAR_VIDEO_API_KEY');
   if (!apiKey) throw new AvatarVideoError('Missing API key: pass { apiKey } (a secret of the Worker or the function).');
   checkKeyCharacters(apiKey);
   const baseURL = validateBaseURL(options.baseURL, options.allowInsecureHttp ?? false).href;
-  return { apiKey, baseURL, logLevel, userAgent: `avatar-video/${VERSION} web` };
+  const createRate = createRateFromEnv(env('AVATAR_VIDEO_CREATE_RATE'));
+  return { apiKey, baseURL, logLevel, userAgent: `avatar-video/${VERSION} web`, createRate };
 }
 
 /**

@@ -41,6 +41,8 @@ function endpoints(code: string | undefined, answers: Array<Error | undefined> =
     maxRetryDelay: 60_000,
     limiter,
     limits: { maxAudioSeconds: 60 },
+    createRate: undefined,
+    billingIncrementSeconds: 6,
   };
   const created: string[] = [];
   const sent: RequestOptions[] = [];
