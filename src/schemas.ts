@@ -4,14 +4,15 @@ import type * as Zod from 'zod';
 // SDK does not know yet is accepted as a string, so a server that grows new values does not break deployed clients.
 
 /**
- * Known states of a video job. Editors complete the four; a status the service adds
- * later is still accepted as a string, so compare against the known ones and treat others as "still running".
+ * Known states of a video job: the spec's four, and `QUEUED`, which the service's own docs list before `PROCESSING`
+ * for some jobs. Editors complete the five; a status the service adds later is still accepted as a string. Only
+ * COMPLETE, FAILED and CANCELLED are final: treat any other status, known or not, as "not finished yet".
  */
-export type VideoStatus = 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED' | (string & {});
+export type VideoStatus = 'QUEUED' | 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED' | (string & {});
 /** Known model names. `service-video-1-latest` is a moving alias. */
 export type VideoModel = 'service-avatar-x' | 'service-video-1-latest' | (string & {});
 
-export const VIDEO_STATUSES = ['PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'] as const;
+export const VIDEO_STATUSES = ['QUEUED', 'PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'] as const;
 export const VIDEO_MODELS = ['service-avatar-x', 'service-video-1-latest'] as const;
 
 /**
@@ -52,7 +53,10 @@ export type Video = {
   id: string;
   /** Object kind, `video`. */
   object?: string | undefined;
-  /** Current state: PROCESSING, COMPLETE, FAILED or CANCELLED (other strings may appear in future). */
+  /**
+   * Current state: QUEUED (waiting to start), PROCESSING, or the final COMPLETE, FAILED or CANCELLED. Other strings
+   * may appear in future; a wait treats them as not finished.
+   */
   status: VideoStatus;
   /** Creation time, Unix seconds. */
   created_at: number;
@@ -72,6 +76,11 @@ export type Video = {
   source_video_id?: string | null | undefined;
   /** Caption style template (captioning only). */
   caption_template_id?: string | null | undefined;
+  /**
+   * A link to share the finished video, which the service's docs show and the spec does not name. A value that is
+   * not a string (or null) is dropped rather than failing the answer: the field is not part of the spec.
+   */
+  share_link_url?: string | null | undefined;
   /**
    * Same as `id`.
    * @deprecated Use `id`. Accepted when absent, so its eventual removal does not break clients.
@@ -123,7 +132,8 @@ function isCommonVideo(value: unknown): value is Video {
     isOptionalString(value.generation_mode) &&
     isOptionalString(value.aspect_ratio) &&
     isOptionalString(value.source_video_id) &&
-    isOptionalString(value.caption_template_id)
+    isOptionalString(value.caption_template_id) &&
+    isOptionalString(value.share_link_url)
   );
 }
 
@@ -146,6 +156,8 @@ export const videoSchema: Schema<Video> = schema(({ z }) => {
     aspect_ratio: optionalString,
     source_video_id: optionalString,
     caption_template_id: optionalString,
+    // Outside the spec: a malformed one is dropped, never the reason a poll fails.
+    share_link_url: optionalString.catch(undefined),
     video_id: z.string().optional(),
   });
   return z.preprocess(idFromVideoId, video) as Zod.ZodType<Video>;

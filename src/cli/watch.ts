@@ -11,7 +11,10 @@ export const watchJob =
     session.progress.update('render', video.progress ?? 0, 100, withEta(video.status, etaSeconds));
   };
 
-/** `PROCESSING, ~1 min 5 s left` while the wait has an estimate; the bare status otherwise and once done. */
+/**
+ * `PROCESSING, ~1 min 5 s left` while the wait has an estimate; the bare status otherwise (`QUEUED`, or a status
+ * the SDK does not know: not started, so no estimate) and once done.
+ */
 function withEta(status: string, etaSeconds: number | undefined): string {
   if (status !== 'PROCESSING' || etaSeconds === undefined) return status;
   const seconds = Math.ceil(etaSeconds);

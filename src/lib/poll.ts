@@ -8,7 +8,7 @@ import type { RequestOptions } from '../internal/request-options.js';
 import type { Video } from '../schemas.js';
 import type { Endpoints } from './endpoints.js';
 import { pollHint, startWait, stepWait, type WaitState } from './poll-schedule.js';
-import { isSettled, scheduleOf, type WaitOptions } from './wait.js';
+import { isSettled, runningProgress, scheduleOf, type WaitOptions } from './wait.js';
 
 /** Options of `videos.poll`: the request's, and the schedule's (pass the same ones at every step). */
 export interface PollOptions extends RequestOptions, Pick<WaitOptions, 'pollInterval' | 'maxPollInterval'> {}
@@ -81,7 +81,7 @@ export async function pollVideo(
   const polls = known.polls + 1;
   if (isSettled(video)) return { video, done: true, nextPollAfterMs: undefined, state: writeState(id, known.wait, polls) };
   // The server looked at the job somewhere between sending and answering.
-  const seen = { at: (sentAt + Date.now()) / 2, progress: video.progress };
+  const seen = { at: (sentAt + Date.now()) / 2, progress: runningProgress(video) };
   const schedule = scheduleOf({ pollInterval, maxPollInterval });
   const { state, plan } = stepWait(known.wait, seen, Date.now(), pollHint(answer.headers), schedule);
   return { video, done: false, nextPollAfterMs: plan.delay, state: writeState(id, state, polls) };

@@ -20,8 +20,9 @@ import { countPoll } from './tracing.js';
 export interface WaitProgress {
   /**
    * Seconds until the job should finish, estimated from how its progress moved over the recent polls
-   * (0 once COMPLETE). Undefined while there is no estimate: progress null, standing still, going
-   * backwards, or an estimate that kept being wrong. An estimate, not a promise.
+   * (0 once COMPLETE). Undefined while there is no estimate: the job not started yet (QUEUED, or a status this SDK
+   * does not know), progress null, standing still, going backwards, or an estimate that kept being wrong. An
+   * estimate, not a promise.
    */
   etaSeconds?: number | undefined;
 }
@@ -52,8 +53,8 @@ export interface WaitOptions {
   /** Stops the wait at once, during a poll or a sleep, with `APIUserAbortError`. @default undefined */
   signal?: AbortSignal | undefined;
   /**
-   * Called with the video when it is first seen and whenever its status or progress changes, and with
-   * the wait's estimate of the time left (`etaSeconds`). An exception thrown here ends the wait with it.
+   * Called with the video when it is first seen and whenever its status or progress changes (QUEUED to
+   * PROCESSING included), and with the wait's estimate of the time left (`etaSeconds`). An exception thrown here ends the wait with it.
    * @default undefined
    */
   onProgress?: ((video: Video, progress: WaitProgress) => void) | undefined;
@@ -165,7 +166,7 @@ class Wait {
     const now = performance.now();
     let plan: PollPlan | undefined;
     if (!isSettled(video)) {
-      ({ state: this.state, plan } = stepWait(this.state, { at: seenAt, progress: video.progress }, now, hint, this.schedule));
+      ({ state: this.state, plan } = stepWait(this.state, { at: seenAt, progress: runningProgress(video) }, now, hint, this.schedule));
     }
     const state = `${video.status}/${video.progress ?? ''}`;
     if (state !== this.reported) {
@@ -194,9 +195,18 @@ class Wait {
   }
 }
 
-/** @internal Whether a job has ended: COMPLETE, FAILED or CANCELLED. PROCESSING, or a status this SDK does not know yet, has not. */
+/** @internal Whether a job has ended: COMPLETE, FAILED or CANCELLED. QUEUED, PROCESSING, or a status this SDK does not know yet, has not. */
 export function isSettled(video: Video): boolean {
   return video.status === 'COMPLETE' || video.status === 'FAILED' || video.status === 'CANCELLED';
+}
+
+/**
+ * @internal The progress the schedule fits, of a job not settled: PROCESSING's own. A job QUEUED, or in a status this
+ * SDK does not know, has not started as far as the estimate goes (null, whatever it reports): the time it waits to
+ * start says nothing of its pace once started, and a progress of 0 while it waits would make the fit lag.
+ */
+export function runningProgress(video: Pick<Video, 'status' | 'progress'>): number | null | undefined {
+  return video.status === 'PROCESSING' ? video.progress : null;
 }
 
 /** @internal The schedule's options, defaults applied (the values were checked where the caller passed them). */

@@ -56,7 +56,7 @@ export const generateInput = {
 /** What generate_video and wait_for_video give: the job, and the saved file once it is COMPLETE. */
 export const jobOutput = {
   video_id: z.string().describe('The job (for a segmented run: the last segment made; see segment_ids)'),
-  status: z.string().describe('PROCESSING, COMPLETE, FAILED or CANCELLED'),
+  status: z.string().describe('QUEUED or PROCESSING (still running, as is a status not listed here), COMPLETE, FAILED or CANCELLED'),
   progress: z.number().nullable().describe('Percent done, 0 to 100; null when the service gives none'),
   eta_seconds: z.number().nullable().describe('Estimated seconds left; null when unknown'),
   path: z.string().optional().describe('Absolute path of the saved MP4, once saved'),
@@ -78,6 +78,7 @@ export const videoOutput = {
   model: z.string().nullable().optional(),
   generation_mode: z.string().nullable().optional(),
   aspect_ratio: z.string().nullable().optional(),
+  share_link_url: z.string().nullable().optional().describe("The service's link to share the finished video, when it gives one"),
   next: z.string(),
 };
 

@@ -10,8 +10,9 @@ export type { McpServerOptions } from './options.js';
 const INSTRUCTIONS = [
   'Makes talking-avatar videos from a driving audio file and a portrait image (or a video) with the avatar video API.',
   'Start with validate_inputs (free, local). generate_video creates ONE paid job and waits a bounded time;',
-  'if it returns status PROCESSING, call wait_for_video with that video_id (as often as needed) -',
-  'never call generate_video again for a job still PROCESSING: that creates and pays for a second job.',
+  'if it returns a status still running (QUEUED, PROCESSING or any other than COMPLETE, FAILED and CANCELLED), call',
+  'wait_for_video with that video_id (as often as needed) -',
+  'never call generate_video again for a job still running: that creates and pays for a second job.',
   'There is no cancel tool: the API cannot cancel a job, and a job keeps running when a call is cancelled or ends;',
   'list_videos and get_video find it again. Files are local paths inside the allowed roots; the MP4 is saved to disk,',
   'never returned inline. Every call ends within its time budget, so long jobs take several wait_for_video calls.',

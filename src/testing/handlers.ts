@@ -12,7 +12,8 @@
  *   video_reference (before the bytes are read: it is a permission); format by magic bytes, then duration
  *   (measure.ts) within the inclusive ranges of rules.ts; last, concurrencyLimit. aspect_ratio is 9:16 when the
  *   reference is taller than wide, else 16:9.
- * - A PROCESSING video, in the create answer and GET /v1/videos/:id, carries `x-poll-after: <pollAfterMs / 1000>`.
+ * - A video not yet final (QUEUED, PROCESSING or a status forced by setVideo), in the create answer and
+ *   GET /v1/videos/:id, carries `x-poll-after: <pollAfterMs / 1000>`.
  * - GET /v1/videos/:id/content: 409 unless COMPLETE, else a redirect to `<cdn>/files/<id>.mp4?sig=<hex>` (with
  *   sameOriginHop, first to /v1/videos/:id/content/hop, which checks the key again). The CDN refuses x-api-key (a
  *   client must not carry it to another origin) and a sig it did not issue, else serves the job's MP4
@@ -114,9 +115,12 @@ async function serveCdn(state: MockState, request: Request, url: URL): Promise<R
   return serveFile(request, await state.output(id, () => renderOutput(fixture, state.audioSeconds(id) ?? 1, id)));
 }
 
-/** A video as JSON; while PROCESSING with `x-poll-after` (seconds), so an SDK wait polls every pollAfterMs, not every 2 s. */
+/** The statuses a job ends in; any other (QUEUED, PROCESSING, one a test forced) is still on its way. */
+const FINAL = new Set(['COMPLETE', 'FAILED', 'CANCELLED']);
+
+/** A video as JSON; until final with `x-poll-after` (seconds), so an SDK wait polls every pollAfterMs, not every 2 s. */
 function videoResponse(state: MockState, video: MockVideo): Response {
   const { pollAfterMs } = state.options;
-  const hint = pollAfterMs !== null && video.status === 'PROCESSING';
+  const hint = pollAfterMs !== null && !FINAL.has(video.status);
   return jsonResponse(video, 200, hint ? { 'x-poll-after': String(pollAfterMs / 1000) } : undefined);
 }

@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { checkNoise, noisyProgress } from './progress.js';
 import { seededRandom } from './seeded-random.js';
 
-/** The video object exactly as the mock returns it, every field present. `status` is a plain string so tests can force unknown values. */
+/**
+ * The video object exactly as the mock returns it, every field of the spec present. `status` is a plain string so
+ * tests can force unknown values.
+ */
 export interface MockVideo {
   id: string;
   object: 'video';
@@ -16,6 +19,11 @@ export interface MockVideo {
   aspect_ratio: '9:16' | '16:9' | null;
   source_video_id: string | null;
   caption_template_id: string | null;
+  /**
+   * Outside the spec, as the service's own docs show it: set once COMPLETE, absent before. It points at the reserved
+   * `.invalid` domain: the mock serves no share page, the field is there to test that it reaches your code.
+   */
+  share_link_url?: string;
   video_id: string;
 }
 
@@ -80,15 +88,23 @@ export interface MockStateOptions {
    */
   processingMs?: number | ((jobIndex: number) => number) | undefined;
   /**
-   * Poll hint sent with a PROCESSING video (`x-poll-after`, in seconds), so an SDK wait against the mock
-   * polls this often instead of every 2 s. `null` sends no hint, to exercise the SDK's own scheduling.
+   * The first part of each job's processing time spent QUEUED (progress null, the poll hint sent), as the service's
+   * docs show some jobs before PROCESSING; progress then runs from 0 to 100 over the rest of `processingMs`. One
+   * number for every job, or a function of the job's index; a value at least `processingMs` keeps a job QUEUED until
+   * it ends.
+   * @default 0
+   */
+  queuedMs?: number | ((jobIndex: number) => number) | undefined;
+  /**
+   * Poll hint sent with a video not yet final, QUEUED or PROCESSING (`x-poll-after`, in seconds), so an SDK wait
+   * against the mock polls this often instead of every 2 s. `null` sends no hint, to exercise the SDK's own scheduling.
    * @default 50
    */
   pollAfterMs?: number | null | undefined;
   /**
    * How unevenly PROCESSING progress grows, from 0 (a straight line from 0 to 100 over processingMs) to 1
    * (the pace swings between stopped and twice the average). Deterministic per job index; progress never
-   * goes back and still reaches 100 at processingMs.
+   * goes back and still reaches 100 at processingMs (over the part after `queuedMs`).
    * @default 0
    */
   progressNoise?: number | undefined;
@@ -99,7 +115,7 @@ export interface MockStateOptions {
   /** Content first redirects to another path on the API origin, then to the CDN. @default false */
   sameOriginHop?: boolean | undefined;
   /**
-   * Jobs that may be PROCESSING at once: a create beyond it answers 429 rate_limit_exceeded with a
+   * Jobs that may be running (QUEUED or PROCESSING) at once: a create beyond it answers 429 rate_limit_exceeded with a
    * `Retry-After` (fractional seconds) until the first running job ends.
    * @default Infinity (no limit)
    */
@@ -127,6 +143,8 @@ interface Job {
   index: number;
   /** This job's time from create to its final state. */
   processingMs: number;
+  /** The first part of processingMs the job shows QUEUED. */
+  queuedMs: number;
   /** Fields forced by setVideo(); they win over the clock. */
   patch: Partial<MockVideo>;
   /** Duration of the uploaded audio: the finished video lasts as long. */
@@ -146,6 +164,16 @@ function checkCreateRate(rate: MockCreateRate | undefined): Required<MockCreateR
   }
   return { limit, windowSeconds, retryAfter };
 }
+
+/** `queuedMs` as given, a number refused unless finite and at least 0 (a function's answers are clamped per job). */
+function checkQueuedMs(queuedMs: number | ((jobIndex: number) => number)): number | ((jobIndex: number) => number) {
+  if (typeof queuedMs === 'function' || (Number.isFinite(queuedMs) && queuedMs >= 0)) return queuedMs;
+  throw new TypeError(`queuedMs must be a number of milliseconds of at least 0, or a function of the job index; got ${queuedMs}`);
+}
+
+/** A per-job time option's value for the job at `index`. */
+const forJob = (option: number | ((jobIndex: number) => number), index: number): number =>
+  typeof option === 'function' ? option(index) : option;
 
 export const randomId = (prefix: string): string => `${prefix}_${randomBytes(8).toString('hex')}`;
 
@@ -180,6 +208,7 @@ export class MockState {
       apiKey: options.apiKey ?? 'test-key',
       previewAccess: options.previewAccess ?? true,
       processingMs: options.processingMs ?? 1500,
+      queuedMs: checkQueuedMs(options.queuedMs ?? 0),
       pollAfterMs: options.pollAfterMs === undefined ? 50 : options.pollAfterMs,
       progressNoise: checkNoise(options.progressNoise ?? 0),
       clock: options.clock ?? 'real',
@@ -287,10 +316,10 @@ export class MockState {
       video_id: id,
     };
     const index = this.#creates;
-    const { processingMs } = this.options;
-    const ms = typeof processingMs === 'function' ? processingMs(index) : processingMs;
+    const ms = forJob(this.options.processingMs, index);
+    const queuedMs = Math.max(0, forJob(this.options.queuedMs, index));
     const outcome = this.#outcomes.shift() ?? this.#drawOutcome();
-    this.#jobs.set(id, { video, createdMs, index, processingMs: ms, outcome, patch: {}, audioSeconds });
+    this.#jobs.set(id, { video, createdMs, index, processingMs: ms, queuedMs, outcome, patch: {}, audioSeconds });
     this.#creates += 1;
     this.#acceptedAt.push(createdMs);
     return this.#view(id) as MockVideo;
@@ -310,6 +339,12 @@ export class MockState {
     this.#signatures.clear();
     this.#throttledCreates = 0;
     this.#acceptedAt = [];
+  }
+
+  /** A COMPLETE job's fields: its completion time, and the share link the service's docs show. */
+  #completed(job: Job): Partial<MockVideo> {
+    const completed_at = Math.floor((job.createdMs + job.processingMs) / 1000);
+    return { status: 'COMPLETE', progress: 100, completed_at, share_link_url: `https://share.mock.invalid/videos/${job.video.id}` };
   }
 
   #drawOutcome(): MockOutcome {
@@ -363,16 +398,18 @@ export class MockState {
   #view(id: string): MockVideo | undefined {
     const job = this.#jobs.get(id);
     if (!job) return undefined;
-    const { processingMs } = job;
+    const { processingMs, queuedMs } = job;
     const elapsed = this.now() - job.createdMs;
-    const fraction = noisyProgress(elapsed / Math.max(processingMs, 1), this.options.progressNoise, job.index);
+    // Progress runs over the part of the processing time after the queue.
+    const share = (elapsed - queuedMs) / Math.max(processingMs - queuedMs, 1);
+    const fraction = noisyProgress(share, this.options.progressNoise, job.index);
     const running = Math.max(0, Math.min(99, Math.floor(fraction * 100)));
     let live: Partial<MockVideo>;
-    if (elapsed < processingMs) live = { status: 'PROCESSING', progress: running };
-    else if (job.outcome.status === 'COMPLETE')
-      live = { status: 'COMPLETE', progress: 100, completed_at: Math.floor((job.createdMs + processingMs) / 1000) };
-    // A job that did not finish keeps the progress it reached and has no completion time.
-    else live = { ...structuredClone(job.outcome), progress: running };
+    if (elapsed < Math.min(queuedMs, processingMs)) live = { status: 'QUEUED', progress: null };
+    else if (elapsed < processingMs) live = { status: 'PROCESSING', progress: running };
+    else if (job.outcome.status === 'COMPLETE') live = this.#completed(job);
+    // A job that did not finish keeps the progress it reached (none if it never left the queue) and has no completion time.
+    else live = { ...structuredClone(job.outcome), progress: queuedMs >= processingMs ? null : running };
     return { ...job.video, ...live, ...job.patch };
   }
 }

@@ -66,6 +66,24 @@ describe('experimental_generateVideo', () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it('waits through a job QUEUED before it runs', async () => {
+    const queued = await startMockServer({ processingMs: 500, queuedMs: 250 });
+    const queuedClient = new AvatarVideo({ apiKey: queued.apiKey, baseURL: queued.baseURL, logLevel: 'off' });
+    closers.push(
+      () => queuedClient.close(),
+      () => queued.close(),
+    );
+    const result = await experimental_generateVideo({
+      model: createAvatarVideo({ client: queuedClient })('service-avatar-x'),
+      prompt: { image: IMAGE },
+      inputReferences: [AUDIO],
+    });
+    expect(result.video.mediaType).toBe('video/mp4');
+    const { videoId } = result.providerMetadata.avatarVideo as { videoId: string };
+    expect(queued.requests.filter((r) => r.path === `/v1/videos/${videoId}`).length).toBeGreaterThan(1);
+    expect(queued.creates).toBe(1);
+  });
+
   it('sorts the inputs by their bytes, not their declared types: a video reference among inputReferences', async () => {
     const result = await experimental_generateVideo({
       model: model('service-video-1-latest'),
@@ -248,6 +266,17 @@ describe('experimental_startVideo and experimental_getVideoStatus', () => {
     }
     expect(status).toMatchObject({ status: 'error', error: expect.stringContaining(id) });
     expect(status.status === 'error' && status.error).toContain('face_not_detected');
+  });
+
+  it('a QUEUED job, or one in a status no one knows yet, is pending; then completed', async () => {
+    const { operation } = await experimental_startVideo({ model: model(), prompt: { image: IMAGE }, inputReferences: [AUDIO] });
+    const id = (operation as { videoId: string }).videoId;
+    for (const status of ['QUEUED', 'SCHEDULED']) {
+      mock.setVideo(id, { status, progress: null });
+      expect((await experimental_getVideoStatus(model(), { operation })).status).toBe('pending');
+    }
+    mock.setVideo(id, { status: 'COMPLETE', progress: 100 });
+    expect((await experimental_getVideoStatus(model(), { operation })).status).toBe('completed');
   });
 
   it('refuses an operation it did not start', async () => {

@@ -163,3 +163,23 @@ it("a call whose wait ends before the client's limit gives it a place creates no
   expect(text).toMatch(/nothing was created/);
   expect(mock.creates).toBe(1);
 });
+
+it('a job QUEUED is still running: generate_video says so and names wait_for_video; get_video says wait, then gives the share link', async () => {
+  await start({ processingMs: 600_000, queuedMs: 600_000 });
+  const mcp = await connect();
+  const first = await generateVideo(mcp, { output_path: 'queued.mp4', wait_seconds: 1 });
+  const running = first.structuredContent as Structured;
+  expect(running).toMatchObject({ status: 'QUEUED', eta_seconds: null, next: expect.stringMatching(/wait_for_video/) });
+  const id = running.video_id as string;
+  const look = async () => (await mcp.callTool({ name: 'get_video', arguments: { video_id: id } })).structuredContent as Structured;
+  expect(await look()).toMatchObject({ status: 'QUEUED', next: expect.stringMatching(/wait_for_video/) });
+  mock.setVideo(id, { status: 'SCHEDULED' });
+  expect(await look()).toMatchObject({ status: 'SCHEDULED', next: expect.stringMatching(/wait_for_video/) });
+  mock.setVideo(id, { status: 'COMPLETE', progress: 100, share_link_url: `https://share.example/${id}` });
+  expect(await look()).toMatchObject({
+    status: 'COMPLETE',
+    share_link_url: `https://share.example/${id}`,
+    next: expect.stringMatching(/download_video/),
+  });
+  expect(mock.creates).toBe(1);
+});

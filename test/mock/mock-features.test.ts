@@ -170,6 +170,57 @@ describe('progress', () => {
   });
 });
 
+describe('QUEUED first (queuedMs) and the share link', () => {
+  const look = async (s: MockServer, id: string) => {
+    const answer = await get(s, `/v1/videos/${id}`);
+    return { hint: answer.headers.get('x-poll-after'), ...((await answer.json()) as Record<string, unknown>) };
+  };
+
+  it('shows each job QUEUED (progress null, the poll hint sent) for queuedMs, then PROCESSING from 0 over the rest', async () => {
+    const s = await start({ clock: 'manual', processingMs: 1_000, queuedMs: 400 });
+    const id = newJob(s);
+    expect(await look(s, id)).toMatchObject({ status: 'QUEUED', progress: null, hint: '0.05' });
+    s.advance(399);
+    expect(await look(s, id)).toMatchObject({ status: 'QUEUED', progress: null });
+    s.advance(1);
+    expect(await look(s, id)).toMatchObject({ status: 'PROCESSING', progress: 0, hint: '0.05' });
+    s.advance(300);
+    expect(await look(s, id)).toMatchObject({ status: 'PROCESSING', progress: 50 });
+    s.advance(300);
+    expect(await look(s, id)).toMatchObject({ status: 'COMPLETE', progress: 100, hint: null });
+  });
+
+  it('a COMPLETE video carries share_link_url, as the service shows it; one not finished has none', async () => {
+    const s = await start({ clock: 'manual', processingMs: 100 });
+    const id = newJob(s);
+    expect(await look(s, id)).not.toHaveProperty('share_link_url');
+    s.advance(100);
+    expect(await look(s, id)).toMatchObject({ status: 'COMPLETE', share_link_url: `https://share.mock.invalid/videos/${id}` });
+    const listed = (await (await get(s, '/v1/videos')).json()) as Array<Record<string, unknown>>;
+    expect(listed[0]).toMatchObject({ id, share_link_url: expect.stringContaining(id) });
+  });
+
+  it('queuedMs may be a function of the job index; at least processingMs keeps a job QUEUED until it ends', async () => {
+    const s = await start({ clock: 'manual', processingMs: 1_000, queuedMs: (index) => (index === 0 ? 5_000 : 0) });
+    s.enqueueOutcome({ status: 'FAILED', error: { code: 'face_not_found', message: 'No face found.' } });
+    const [waiting, started] = [newJob(s), newJob(s)];
+    s.advance(500);
+    expect(s.getVideo(waiting)).toMatchObject({ status: 'QUEUED', progress: null });
+    expect(s.getVideo(started)).toMatchObject({ status: 'PROCESSING', progress: 50 });
+    s.advance(500);
+    // It never left the queue: FAILED with no progress reached.
+    expect(s.getVideo(waiting)).toMatchObject({ status: 'FAILED', progress: null });
+    expect(s.getVideo(started)).toMatchObject({ status: 'COMPLETE' });
+  });
+
+  it('refuses a queuedMs that is not a time', () => {
+    for (const queuedMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new MockState({ queuedMs })).toThrow(/queuedMs must be/);
+    }
+    expect(new MockState().options.queuedMs).toBe(0);
+  });
+});
+
 describe('recorded requests and reset', () => {
   it('each recorded request carries the status the mock answered with', async () => {
     const s = await start({ clock: 'manual' });

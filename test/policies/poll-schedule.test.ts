@@ -13,6 +13,7 @@ import {
   startWait,
   stepWait,
 } from '../../src/lib/poll-schedule.js';
+import { runningProgress } from '../../src/lib/wait.js';
 
 const DEFAULTS = { pollInterval: 2_000, maxPollInterval: 10_000 };
 
@@ -248,5 +249,30 @@ describe('a server hint', () => {
     expect(pollHint({ 'retry-after': '2' })).toBe(2_000);
     expect(pollHint({ 'x-poll-after': '0.5' })).toBe(500);
     expect(pollHint({ 'retry-after': 'soon' })).toBeUndefined();
+  });
+});
+
+describe('a job not started yet: QUEUED, or a status this SDK does not know', () => {
+  it('has no progress the schedule fits, whatever it reports; PROCESSING has its own', () => {
+    expect(runningProgress({ status: 'QUEUED', progress: 0 })).toBeNull();
+    expect(runningProgress({ status: 'SCHEDULED', progress: 30 })).toBeNull();
+    expect(runningProgress({ status: 'PROCESSING', progress: 30 })).toBe(30);
+    expect(runningProgress({ status: 'PROCESSING', progress: null })).toBeNull();
+  });
+
+  it('backs off while queued, then estimates the end from PROCESSING alone', () => {
+    // QUEUED with progress 0 for 20 s, then PROCESSING from 0 to 100 over 10 s.
+    const at = [0, 5_000, 10_000, 15_000, 20_000, 22_000, 24_000, 26_000];
+    const seen = at.map((t) => (t < 20_000 ? { status: 'QUEUED', progress: 0 } : { status: 'PROCESSING', progress: (t - 20_000) / 100 }));
+    /** The history after the first `polls` looks, their progress read by `read`. */
+    const fold = (read: (video: { status: string; progress: number }) => number | null | undefined, polls = seen.length) =>
+      seen
+        .slice(0, polls)
+        .reduce((history, video, i) => recordPoll(history, { at: at[i] as number, progress: read(video) }), EMPTY_HISTORY);
+    const queued = fold(runningProgress, 4);
+    expect(planPoll(queued, 15_000, DEFAULTS, () => 0)).toEqual({ delay: backoffDelay(3, DEFAULTS, () => 0), finishAt: undefined });
+    expect(fold(runningProgress).finishAt).toBeCloseTo(30_000, -3);
+    // Read as progress, the queue's zeros would drag the estimate late.
+    expect(Math.abs((fold((video) => video.progress).finishAt as number) - 30_000)).toBeGreaterThan(2_000);
   });
 });

@@ -15,7 +15,7 @@ const errorBody = fc.record({ code: fc.oneof(text, fc.jsonValue()), message: fc.
 const fields = {
   id: fc.oneof(text, fc.jsonValue()),
   object: fc.oneof(text, fc.jsonValue()),
-  status: fc.oneof(fc.constantFrom('PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'), text, fc.jsonValue()),
+  status: fc.oneof(fc.constantFrom('QUEUED', 'PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'), text, fc.jsonValue()),
   created_at: fc.oneof(finite, fc.jsonValue()),
   completed_at: fc.oneof(finite, fc.constant(null), fc.jsonValue()),
   progress: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constant(null), fc.jsonValue()),
@@ -25,6 +25,7 @@ const fields = {
   aspect_ratio: fc.oneof(text, fc.constant(null), fc.jsonValue()),
   source_video_id: fc.oneof(text, fc.constant(null), fc.jsonValue()),
   caption_template_id: fc.oneof(text, fc.constant(null), fc.jsonValue()),
+  share_link_url: fc.oneof(text, fc.constant(null), fc.jsonValue()),
   video_id: fc.oneof(text, fc.jsonValue()),
 };
 const known = fc.record(fields, { requiredKeys: [] });
@@ -64,6 +65,7 @@ describe('videoSchema.accepts (the fast path of a Video)', () => {
         progress: fc.option(fc.integer({ min: 0, max: 100 })),
         error: fc.option(fc.record({ code: text, message: text })),
         model: fc.option(text),
+        share_link_url: fc.option(text),
       },
       { requiredKeys: ['id', 'status', 'created_at'] },
     );
@@ -82,6 +84,7 @@ describe('videoSchema.accepts (the fast path of a Video)', () => {
       video('v', { created_at: 'yesterday' }),
       video('v', { error: { code: 1 } }),
       video('v', { object: null }),
+      video('v', { share_link_url: { href: 'https://share.example/v' } }),
       JSON.parse('{"__proto__":{},"id":"v","status":"COMPLETE","created_at":1}'),
       [video('v')],
       null,

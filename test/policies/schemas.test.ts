@@ -11,6 +11,15 @@ describe('videoSchema', () => {
     expect(parsed.model).toBe('service-video-2');
     expect((parsed as Record<string, unknown>).future_field).toEqual({ a: 1 });
   });
+  it('types share_link_url and keeps it; one that is not a string is dropped, not a failed answer', () => {
+    const link = 'https://share.example/v';
+    expect(videoSchema(zod).parse(video('v', { share_link_url: link })).share_link_url).toBe(link);
+    expect(videoSchema(zod).parse(video('v', { share_link_url: null })).share_link_url).toBeNull();
+    const odd = videoSchema(zod).safeParse(video('v', { share_link_url: { href: link } }));
+    expect(odd.success).toBe(true);
+    expect(odd.data?.share_link_url).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(odd.data))).not.toHaveProperty('share_link_url');
+  });
   it('accepts a body without the deprecated video_id', () => {
     const { video_id: _omit, ...rest } = video('v');
     expect(videoSchema(zod).safeParse(rest).success).toBe(true);

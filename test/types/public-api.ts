@@ -69,12 +69,15 @@ export const invented = video.url;
 // A field the service adds later is kept at runtime and read with a cast.
 export const later = (video as Record<string, unknown>).new_field;
 
-export const future: VideoStatus = 'QUEUED';
-// The four known statuses are literal members of the union (what editors complete), not just `string`.
-type KnownStatus = Extract<VideoStatus, 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED'>;
-export const known: KnownStatus[] = ['PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'];
-// @ts-expect-error a known status is one of the four literals
-export const notKnown: KnownStatus = 'QUEUED';
+export const future: VideoStatus = 'SCHEDULED';
+// The five known statuses (the spec's four, and QUEUED from the service's docs) are literal members of the union
+// (what editors complete), not just `string`.
+type KnownStatus = Extract<VideoStatus, 'QUEUED' | 'PROCESSING' | 'COMPLETE' | 'FAILED' | 'CANCELLED'>;
+export const known: KnownStatus[] = ['QUEUED', 'PROCESSING', 'COMPLETE', 'FAILED', 'CANCELLED'];
+// @ts-expect-error a known status is one of the five literals
+export const notKnown: KnownStatus = 'SCHEDULED';
+// share_link_url, outside the spec, is typed as an optional field: read without a cast.
+export const shareLink: string | null | undefined = video.share_link_url;
 
 // --- one meaning per option name ---------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CreateRate } from '../../internal/create-rate.js';
-import type { MockServer } from '../../testing/index.js';
+import type { MockServer, MockServerOptions } from '../../testing/index.js';
 import { createRate, port } from '../flags.js';
 import type { Session } from '../session.js';
 import { UsageError } from '../usage-error.js';
@@ -16,9 +16,15 @@ export function registerMock(program: Command, session: Session): void {
         createRate,
       ),
     )
+    .addOption(
+      new Option('--queued-ms <ms>', "show each job QUEUED for this first part of its processing time, as some of the service's jobs are")
+        .argParser(milliseconds)
+        .default(0),
+    )
     .addHelpText('after', '\nNeeds nothing installed: the mock (and the parts of msw it uses) ships inside avatar-video.')
-    .action(async (flags: { port: number; createRate?: CreateRate }) => {
-      const mock = await startEmbeddedMock(flags.port, session.command, flags.createRate);
+    .action(async (flags: { port: number; createRate?: CreateRate; queuedMs: number }) => {
+      const { createRate, queuedMs } = flags;
+      const mock = await startEmbeddedMock(flags.port, session.command, { ...(createRate ? { createRate } : {}), queuedMs });
       const apiPort = Number(new URL(mock.baseURL).port);
       try {
         session.result({ baseURL: mock.baseURL, apiKey: mock.apiKey, port: apiPort }, [
@@ -37,15 +43,26 @@ export function registerMock(program: Command, session: Session): void {
     });
 }
 
+/** A `--queued-ms`: whole milliseconds, 0 or more. */
+function milliseconds(value: string): number {
+  const ms = Number(value);
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new InvalidArgumentError('expected a whole number of milliseconds, 0 or more.');
+  return ms;
+}
+
 /**
- * Start the embedded mock (`avatar-video/testing`) on `apiPort` (0: any free one), for `mock` and `demo`, refusing
- * creates beyond `createRate` when one is given. What the user
+ * Start the embedded mock (`avatar-video/testing`) on `apiPort` (0: any free one), for `mock` and `demo`, with the
+ * mock options the command was given (`createRate`, `queuedMs`). What the user
  * can fix is a UsageError naming the fix: the port taken or not allowed.
  */
-export async function startEmbeddedMock(apiPort: number, command: string, createRate?: CreateRate): Promise<MockServer> {
+export async function startEmbeddedMock(
+  apiPort: number,
+  command: string,
+  options: Pick<MockServerOptions, 'createRate' | 'queuedMs'> = {},
+): Promise<MockServer> {
   // Loaded on use: no other command needs the mock.
   const { startMockServer } = await import('../../testing/index.js');
-  return startMockServer({ port: apiPort, ...(createRate ? { createRate } : {}) }).catch((error: unknown) => {
+  return startMockServer({ ...options, port: apiPort }).catch((error: unknown) => {
     const problem = portProblem(error, apiPort, `${command} mock`);
     throw problem ? new UsageError([problem]) : error;
   });

@@ -16,8 +16,8 @@ export const generateVideo = tool({
   title: 'Generate a video (paid)',
   description:
     'Create ONE paid video job from a driving audio file and a portrait (image_path) or a video (video_path), wait up to ' +
-    'wait_seconds, and save the MP4 to disk when COMPLETE. If the result says PROCESSING, call wait_for_video with its video_id: ' +
-    'NEVER call generate_video again for a job still PROCESSING (that creates and pays for a second job). ' +
+    'wait_seconds, and save the MP4 to disk when COMPLETE. If the result says QUEUED or PROCESSING (still running), call ' +
+    'wait_for_video with its video_id: NEVER call generate_video again for a job still running (that pays for a second job). ' +
     `Audio over 60 s needs allow_segments: true (several jobs joined; calling again with the same arguments resumes them). ${NO_CANCEL}`,
   inputSchema: schema.generateInput,
   outputSchema: schema.jobOutput,

@@ -35,13 +35,17 @@ function videoFields(video: Video) {
     model: video.model ?? null,
     generation_mode: video.generation_mode,
     aspect_ratio: video.aspect_ratio,
+    share_link_url: video.share_link_url,
   };
 }
 
+/** What the agent does next: save a COMPLETE job, wait for one still running (QUEUED, PROCESSING, any status not final). */
 function nextFor(video: Video): string {
   if (video.status === 'COMPLETE') return 'call download_video to save the MP4';
-  if (video.status === 'PROCESSING') return 'call wait_for_video with this video_id';
-  return 'the job ended without a video; a new generate_video call is a new paid job';
+  if (video.status === 'FAILED' || video.status === 'CANCELLED') {
+    return 'the job ended without a video; a new generate_video call is a new paid job';
+  }
+  return 'call wait_for_video with this video_id';
 }
 
 /** get_video's description, with this process's recent jobs: an id whose call was cut off is found here. */

@@ -15,7 +15,7 @@ export const waitForVideo = tool({
   title: 'Wait for a video',
   description:
     'Wait (bounded by wait_seconds and the server budget) for a job made by generate_video, and save the MP4 when COMPLETE ' +
-    '(to output_path, or where generate_video meant to save it). Call it again while the status is PROCESSING. ' +
+    '(to output_path, or where generate_video meant to save it). Call it again while the job runs (QUEUED, PROCESSING). ' +
     `Waiting costs nothing; ending or cancelling this call leaves the job running. ${NO_CANCEL}`,
   inputSchema: schema.waitInput,
   outputSchema: schema.jobOutput,
