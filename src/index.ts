@@ -14,6 +14,7 @@ import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
 import type { UploadProgress } from './lib/endpoints.js';
 import type { LongProgress } from './lib/long/generate-long.js';
+import type { PlanAssumptions, PlannedItem, PlannedJob } from './lib/plan/plan.js';
 import type { WaitProgress } from './lib/wait.js';
 import { type ClientOptions, platform } from './platform/node.js';
 import { Videos } from './resources/file-videos.js';
@@ -54,6 +55,9 @@ export declare namespace AvatarVideo {
     MediaIssueCode,
     MediaValidationIssue,
     OutputPathProblem,
+    PlanAssumptions,
+    PlannedItem,
+    PlannedJob,
     UploadProgress,
     VideoCalls,
     VideoError,
@@ -101,6 +105,7 @@ export type { DownloadOptions, DownloadResult } from './lib/download.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';
 export type { GenerateLongOptions, GenerateLongResult } from './lib/long/generate-long.js';
 export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams } from './lib/media/prepare.js';
+export type { PlanOptions, VideoPlan } from './lib/plan/plan.js';
 export type { PollOptions, PollResult, PollState } from './lib/poll.js';
 export type { WaitOptions } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';
