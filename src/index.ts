@@ -14,7 +14,7 @@ import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
 import type { UploadProgress } from './lib/endpoints.js';
 import type { LongProgress } from './lib/long/generate-long.js';
-import type { PlanAssumptions, PlannedItem, PlannedJob } from './lib/plan/plan.js';
+import type { PlanAssumptions, PlannedItem, PlannedJob, PlanOptions, VideoPlan } from './lib/plan/plan.js';
 import type { WaitProgress } from './lib/wait.js';
 import { type ClientOptions, platform } from './platform/node.js';
 import { Videos } from './resources/file-videos.js';
@@ -37,7 +37,8 @@ export class AvatarVideo extends Client<ClientOptions, Videos> {
 /**
  * Types users meet inside a value they already hold (an error's details, a progress callback's argument, a part of a
  * result or of an option, the classes `AvatarVideo` and `Videos` extend) rather than build or pass whole: named as
- * `AvatarVideo.MediaValidationIssue`, so the entry's own names stay the ones users import.
+ * `AvatarVideo.MediaValidationIssue`, so the entry's own names stay the ones users import. `videos.plan`'s result and
+ * options are named here too (`AvatarVideo.VideoPlan`, `AvatarVideo.PlanOptions`): the entry is at its cap of names.
  */
 export declare namespace AvatarVideo {
   export type {
@@ -58,9 +59,11 @@ export declare namespace AvatarVideo {
     PlanAssumptions,
     PlannedItem,
     PlannedJob,
+    PlanOptions,
     UploadProgress,
     VideoCalls,
     VideoError,
+    VideoPlan,
     WaitProgress,
   };
 }
@@ -105,7 +108,6 @@ export type { DownloadOptions, DownloadResult } from './lib/download.js';
 export type { CreateAndWaitOptions, GenerateOptions, GenerateResult } from './lib/generate.js';
 export type { GenerateLongOptions, GenerateLongResult } from './lib/long/generate-long.js';
 export type { ImageToVideoParams, VideoCreateParams, VideoToVideoParams } from './lib/media/prepare.js';
-export type { PlanOptions, VideoPlan } from './lib/plan/plan.js';
 export type { PollOptions, PollResult, PollState } from './lib/poll.js';
 export type { WaitOptions } from './lib/wait.js';
 export { type VideoListParams, VideoPage, VideoPagePromise } from './pagination.js';

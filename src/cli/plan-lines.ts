@@ -1,5 +1,7 @@
-import type { AvatarVideo, CreateRate, VideoPlan } from '../index.js';
+import type { AvatarVideo, CreateRate } from '../index.js';
 import { earliestFinishSeconds } from '../internal/create-rate.js';
+
+type VideoPlan = AvatarVideo.VideoPlan;
 
 // A plan (videos.plan) in a person's words, and the time a run has left at the create rate: for `generate --dry-run`,
 // `batch --dry-run`, the line a real batch prints before it starts, and its progress.

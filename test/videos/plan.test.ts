@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { AvatarVideo, InvalidArgumentError } from '../../src/index.js';
+import { splitAudio } from '../../src/media/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
 import { mockFixture, speechLikeWav, wav } from '../helpers/media.js';
 
@@ -90,6 +91,24 @@ it('follows the declared rate, the billing step, jobSeconds and maxSegmentSecond
     jobSecondsSource: 'option',
   });
   expect(plan.earliestFinishSeconds).toBe(2 * 10 + 30);
+});
+
+it.each([
+  ['a speech-like WAV', 'wav', 45],
+  ['an MP3', 'mp3', 30],
+])('plans %s in exactly the segments the split of generateLong makes', async (_name, format, maxSegmentSeconds) => {
+  const audio = format === 'wav' ? await file('talk.wav', speechLikeWav(130)) : new URL('../../examples/media/talk.mp3', import.meta.url);
+  const client = clientWith();
+  const plan = await client.videos.plan([{ key: 'talk', audio_reference: audio, image_reference: IMAGE }], { maxSegmentSeconds });
+  await client.close();
+  const split = await splitAudio(audio, { maxSegmentSeconds, outputDir: join(dir, 'parts') });
+  expect(split.segments.length).toBeGreaterThan(2);
+  const planned = plan.items[0]?.segments.map(({ startSeconds, durationSeconds }) => ({ startSeconds, durationSeconds }));
+  expect(planned?.map((s) => s.startSeconds)).toEqual(split.segments.map((s) => s.startSeconds));
+  // The split measures each file it wrote; the plan, the same cut points.
+  planned?.forEach((s, i) => expect(s.durationSeconds).toBeCloseTo(split.segments[i]?.durationSeconds ?? 0, 3));
+  expect(plan.jobs).toBe(split.segments.length);
+  expect(mock.requests.length).toBe(0);
 });
 
 it('takes the job time this client has measured once its jobs have run', async () => {

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type AvatarVideo, BatchInputError, type BatchItem, OutputPathError, type VideoPlan } from '../../index.js';
+import { type AvatarVideo, BatchInputError, type BatchItem, OutputPathError } from '../../index.js';
 import { shorten } from '../../internal/shorten.js';
 import { type BatchFile, readBatchFile, writeReport } from '../batch-file.js';
 import { concurrency, NAME_OF_FIELD, withCreateRate } from '../flags.js';
@@ -62,7 +62,7 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
 /** The batch made, once planned: report.csv written, the exit code 1 when some item failed. */
 async function makeBatch(
   items: BatchItem[],
-  plan: VideoPlan,
+  plan: AvatarVideo.VideoPlan,
   flags: BatchFlags & { outDir: string },
   { client, file, read, session }: { client: AvatarVideo; file: string; read: BatchFile; session: Session },
 ): Promise<void> {
@@ -99,7 +99,7 @@ async function makeBatch(
 }
 
 /** The jobs of the plan's items not finished yet, as items finish (complete, failed or skipped). */
-function jobsLeft(plan: VideoPlan) {
+function jobsLeft(plan: AvatarVideo.VideoPlan) {
   const byKey = new Map(plan.items.map((item) => [item.key, item.jobs]));
   const left = {
     jobs: plan.jobs,
