@@ -106,7 +106,7 @@ it.each([
   const planned = plan.items[0]?.segments.map(({ startSeconds, durationSeconds }) => ({ startSeconds, durationSeconds }));
   expect(planned?.map((s) => s.startSeconds)).toEqual(split.segments.map((s) => s.startSeconds));
   // The split measures each file it wrote; the plan, the same cut points.
-  planned?.forEach((s, i) => expect(s.durationSeconds).toBeCloseTo(split.segments[i]?.durationSeconds ?? 0, 3));
+  for (const [i, s] of (planned ?? []).entries()) expect(s.durationSeconds).toBeCloseTo(split.segments[i]?.durationSeconds ?? 0, 3);
   expect(plan.jobs).toBe(split.segments.length);
   expect(mock.requests.length).toBe(0);
 });
