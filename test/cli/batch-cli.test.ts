@@ -145,6 +145,9 @@ it('a good CSV makes every video and report.csv; running it again skips them', a
   }
   const again = await run(['batch', 'lists/items.csv', '--out-dir', 'out', '--json']);
   expect(again.code).toBe(0);
+  expect(again.stderr).toMatch(
+    /^3 jobs, 36 billed seconds, about 3 minutes at 2 creates a minute; rows already saved in .*out are skipped/,
+  );
   expect(JSON.parse(again.stdout)).toMatchObject({ completed: 0, skipped: 3, failed: 0 });
   expect(mock.creates - before).toBe(3);
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type AvatarVideo, BatchInputError, type BatchItem, OutputPathError } from '../../index.js';
@@ -55,7 +56,11 @@ async function runBatch(file: string, flags: BatchFlags, session: Session): Prom
     return;
   }
   if (problems.length > 0) throw new UsageError(rowProblems(problems, file, read));
-  session.note(planLine(plan));
+  // A rerun over the same folder skips what it saved: the plan, which reads no ledger, counts every row.
+  const rerun = existsSync(resolve(flags.outDir as string))
+    ? `; rows already saved in ${shorten(flags.outDir as string)} are skipped and cost nothing`
+    : '';
+  session.note(`${planLine(plan)}${rerun}`);
   await makeBatch(items, plan, { ...flags, outDir: flags.outDir as string }, { client, file, read, session });
 }
 
