@@ -14,6 +14,7 @@ import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
 import type { UploadProgress } from './lib/endpoints.js';
 import type { LongProgress } from './lib/long/generate-long.js';
+import type { PlanAssumptions, PlannedItem, PlannedJob, PlanOptions, VideoPlan } from './lib/plan/plan.js';
 import type { WaitProgress } from './lib/wait.js';
 import { type ClientOptions, platform } from './platform/node.js';
 import { Videos } from './resources/file-videos.js';
@@ -36,7 +37,8 @@ export class AvatarVideo extends Client<ClientOptions, Videos> {
 /**
  * Types users meet inside a value they already hold (an error's details, a progress callback's argument, a part of a
  * result or of an option, the classes `AvatarVideo` and `Videos` extend) rather than build or pass whole: named as
- * `AvatarVideo.MediaValidationIssue`, so the entry's own names stay the ones users import.
+ * `AvatarVideo.MediaValidationIssue`, so the entry's own names stay the ones users import. `videos.plan`'s result and
+ * options are named here too (`AvatarVideo.VideoPlan`, `AvatarVideo.PlanOptions`): the entry is at its cap of names.
  */
 export declare namespace AvatarVideo {
   export type {
@@ -54,9 +56,14 @@ export declare namespace AvatarVideo {
     MediaIssueCode,
     MediaValidationIssue,
     OutputPathProblem,
+    PlanAssumptions,
+    PlannedItem,
+    PlannedJob,
+    PlanOptions,
     UploadProgress,
     VideoCalls,
     VideoError,
+    VideoPlan,
     WaitProgress,
   };
 }

@@ -53,6 +53,19 @@ export function createRate(value: string): CreateRate {
   return rate;
 }
 
+/**
+ * Add `--create-rate <creates/seconds>` to a command that creates jobs: the client's `createRate`, over
+ * AVATAR_VIDEO_CREATE_RATE (session.ts reads it).
+ */
+export function withCreateRate(command: Command): Command {
+  return command.addOption(
+    new Option(
+      '--create-rate <creates/seconds>',
+      "your account's create rate, e.g. 2/60 (the service's published limit): creates wait for room (default: $AVATAR_VIDEO_CREATE_RATE)",
+    ).argParser(createRate),
+  );
+}
+
 /** The wait's deadline flag given: `--wait-timeout`, or its hidden old name `--timeout`. */
 export type WaitTimeoutFlags = { waitTimeout?: number; timeout?: number };
 

@@ -60,6 +60,7 @@ Environment:
   AVATAR_VIDEO_API_KEY   API key (there is no key flag, so keys stay out of shell history)
   AVATAR_VIDEO_BASE_URL  service address, e.g. https://api.example.com (--base-url overrides it)
   AVATAR_VIDEO_LOG       SDK log level: debug, info, warn (default), error, off
+  AVATAR_VIDEO_CREATE_RATE  the account's create rate, e.g. 2/60 (--create-rate overrides it)
   AVATAR_VIDEO_ALLOW_INSECURE_HTTP=1  same as --allow-insecure-http
   HTTPS_PROXY, HTTP_PROXY  proxy for https:// and http:// addresses (lower case too; --proxy overrides both)
   NO_PROXY               hosts reached directly, e.g. localhost,.internal (also with --proxy)
@@ -85,7 +86,7 @@ function buildProgram(session: Session): Command {
     })
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
-    .hook('preAction', (_program, command) => session.configure(command.optsWithGlobals()));
+    .hook('preAction', (_program, command) => session.configure(command.optsWithGlobals(), command.name() !== 'mock'));
   // Subcommands made with .command() inherit exitOverride, the output settings and the help settings above.
   for (const register of [
     registerGenerate,

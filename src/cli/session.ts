@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { AvatarVideo, AvatarVideoError, type ClientOptions, type Logger } from '../index.js';
+import { AvatarVideo, AvatarVideoError, type ClientOptions, type CreateRate, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { shorten } from '../internal/shorten.js';
 import { undici, undiciDispatches } from '../internal/undici-dispatches.js';
@@ -48,6 +48,8 @@ export class Session {
   allowInsecureHttp = false;
   /** The --proxy flag, when given: it replaces HTTP(S)_PROXY for this run; NO_PROXY still applies. */
   proxy: string | undefined;
+  /** The --create-rate flag of a command that creates, when given: the client's `createRate` (over AVATAR_VIDEO_CREATE_RATE). */
+  createRate: CreateRate | undefined;
   job: TrackedJob | undefined;
   /** A run that records its jobs in a manifest (long audio), once begun: a failure then says to run it again. */
   rerun: { videoIds: string[] } | undefined;
@@ -77,10 +79,15 @@ export class Session {
   }
 
   /** Take the options every command accepts. */
-  configure(options: { json?: boolean; baseUrl?: string; allowInsecureHttp?: boolean; proxy?: string }): void {
+  configure(
+    options: { json?: boolean; baseUrl?: string; allowInsecureHttp?: boolean; proxy?: string; createRate?: unknown },
+    creates = true,
+  ): void {
     this.json = options.json ?? false;
     this.baseUrl = options.baseUrl;
     this.proxy = options.proxy;
+    // `mock --create-rate` is the mock's own limit, not the client's.
+    this.createRate = creates ? (options.createRate as CreateRate | undefined) : undefined;
     const allowed = process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '';
     this.allowInsecureHttp = options.allowInsecureHttp === true || /^(1|true|yes|on)$/i.test(allowed);
   }
@@ -127,7 +134,15 @@ export class Session {
       // Bun's partial undici has no dispatcher: there the proxy goes through the runtime's own fetch.
       const fetch = undiciDispatches() ? undefined : proxyFetch(this.proxy);
       this.#dispatcher = fetch ? undefined : proxyDispatcher(this.proxy);
-      this.#client = new AvatarVideo({ baseURL, logger: this.#logger(), allowInsecureHttp, dispatcher: this.#dispatcher, fetch });
+      const { createRate } = this;
+      this.#client = new AvatarVideo({
+        baseURL,
+        logger: this.#logger(),
+        allowInsecureHttp,
+        dispatcher: this.#dispatcher,
+        fetch,
+        createRate,
+      });
     } catch (error) {
       // The remaining constructor errors are about configuration (a malformed URL, plain http to a remote host).
       if (error instanceof AvatarVideoError) throw new UsageError([{ code: 'configuration', message: error.message }]);

@@ -53,6 +53,7 @@ const OPTION_RULES: Record<string, Rule> = {
   jobConcurrency: CONCURRENCY,
   createRate: [isCreateRate, CREATE_RATE_EXPECTED],
   billingIncrementSeconds: seconds,
+  jobSeconds: seconds,
   signal: [
     (s) => typeof (s as AbortSignal)?.aborted === 'boolean' && typeof (s as AbortSignal).addEventListener === 'function',
     'an AbortSignal',

@@ -6,6 +6,7 @@ import type { JobContext } from '../lib/endpoints.js';
 import { type GenerateOptions, type GenerateResult, generate } from '../lib/generate.js';
 import { type GenerateLongOptions, type GenerateLongResult, generateLong } from '../lib/long/generate-long.js';
 import { checkParams, type VideoCreateParams } from '../lib/media/prepare.js';
+import { type PlanOptions, planVideos, type VideoPlan } from '../lib/plan/plan.js';
 import type { VideoContent } from '../platform/node.js';
 import type { Video } from '../schemas.js';
 import type { VideoEndpoints } from './endpoints.js';
@@ -14,7 +15,7 @@ import { VideoCalls, type VideosParts } from './videos.js';
 /**
  * `client.videos` on Node, Bun and Deno: the endpoint methods of `/v1/videos` and the waits every runtime has
  * (`AvatarVideo.VideoCalls`), inputs given as paths, streams or bytes, and the workflows that need a filesystem:
- * `download`, `generate`, `generateLong` and `generateBatch`.
+ * `download`, `generate`, `generateLong` and `generateBatch`, and `plan`, which reads the inputs those take.
  */
 export class Videos extends VideoCalls<VideoCreateParams, VideoContent> {
   /** The endpoints the workflows take, as the calls they extend hold them. */
@@ -91,5 +92,24 @@ export class Videos extends VideoCalls<VideoCreateParams, VideoContent> {
     const checked = checkOptions(method, options, "{ outputDir: 'videos' }");
     checkArgument(method, 'outputDir', checked.outputDir, pathTo("the folder to save to, e.g. 'videos'"));
     return generateBatch(this.#api, this.#context, items, checked, generateLong);
+  }
+
+  /**
+   * What a run would take, found before paying and without any request: pass a batch's items (as `generateBatch`
+   * takes them) or one video's create parameters (as `generateLong` takes them). Every input is checked as that call
+   * checks it; audio longer than `maxSegmentSeconds` is planned in the segments its split would make. The plan gives
+   * the jobs, the seconds of audio, the seconds billed (each job rounded up to the client's `billingIncrementSeconds`),
+   * the earliest the run can finish at the create rate (declared, else the service's published 2 a minute) and each
+   * item's jobs or problems: an item with problems is listed with them, and counts no job. Nothing is thrown for an
+   * item's problems; the same items given to `generateBatch` would be refused (`BatchInputError`).
+   * @example
+   * const plan = await client.videos.plan(items);
+   * console.log(`${plan.jobs} jobs, ${plan.billedSeconds} billed seconds, done in ${plan.earliestFinishSeconds} s at best`);
+   */
+  async plan(items: Iterable<BatchItem> | AsyncIterable<BatchItem> | VideoCreateParams, options?: PlanOptions): Promise<VideoPlan> {
+    const method = 'videos.plan';
+    const many = typeof items === 'object' && items !== null && (Symbol.iterator in items || Symbol.asyncIterator in items);
+    const input = many ? checkArgument(method, 'items', items, ITERABLE) : checkParams(method, items as VideoCreateParams);
+    return planVideos(this.#context, input, checkOptions(method, options));
   }
 }

@@ -129,8 +129,8 @@ it('a good CSV makes every video and report.csv; running it again skips them', a
   expect(result.stderr).not.toContain('error');
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('3 completed');
-  // The progress lines count items and, once one has finished, give an ETA.
-  expect(result.stderr).toMatch(/1 done, 0 failed, \d+ running, ETA \d+ s/);
+  // The progress lines count items and give the time left at the create rate (the published 2 a minute here).
+  expect(result.stderr).toMatch(/1 done, 0 failed, \d+ running, ETA \d+ (s|min)/);
   expect(mock.creates - before).toBe(3);
   const report = await readReport(join(work, 'out'));
   expect(report[0]).toEqual(['key', 'status', 'video_id', 'path', 'error_code', 'error_message', 'segment_ids']);
@@ -145,6 +145,9 @@ it('a good CSV makes every video and report.csv; running it again skips them', a
   }
   const again = await run(['batch', 'lists/items.csv', '--out-dir', 'out', '--json']);
   expect(again.code).toBe(0);
+  expect(again.stderr).toMatch(
+    /^3 jobs, 36 billed seconds, about 3 minutes at 2 creates a minute; rows already saved in .*out are skipped/,
+  );
   expect(JSON.parse(again.stdout)).toMatchObject({ completed: 0, skipped: 3, failed: 0 });
   expect(mock.creates - before).toBe(3);
 });

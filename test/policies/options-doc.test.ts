@@ -26,16 +26,24 @@ const program = ts.createProgram(ENTRIES, {
 });
 const checker = program.getTypeChecker();
 
-/** The option types of the published entries: every exported type whose name ends in Options (or is ClientOptions). */
+/**
+ * The option types of the published entries: every exported type whose name ends in Options (or is ClientOptions),
+ * and those named under an exported namespace (`AvatarVideo.PlanOptions`: the main entry is at its cap of names).
+ */
 function optionTypes(): Map<string, ts.Type> {
   const found = new Map<string, ts.Type>();
-  for (const entry of ENTRIES) {
-    const module = checker.getSymbolAtLocation(program.getSourceFile(entry) as ts.SourceFile) as ts.Symbol;
-    for (const exported of checker.getExportsOfModule(module)) {
+  const take = (exports: ts.Symbol[]) => {
+    for (const exported of exports) {
       const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       if (!/Options$/.test(exported.name) || !(symbol.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias))) continue;
       found.set(exported.name, checker.getDeclaredTypeOfSymbol(symbol));
     }
+  };
+  for (const entry of ENTRIES) {
+    const module = checker.getSymbolAtLocation(program.getSourceFile(entry) as ts.SourceFile) as ts.Symbol;
+    const exports = checker.getExportsOfModule(module);
+    take(exports);
+    for (const exported of exports) if (exported.flags & ts.SymbolFlags.Namespace) take(checker.getExportsOfModule(exported));
   }
   return found;
 }
@@ -64,6 +72,7 @@ describe('options reference', () => {
       'ProbeOptions',
       'VideoProcessorOptions',
       'ProxyOptions',
+      'PlanOptions',
     ]) {
       expect(types).toContain(type);
     }

@@ -1,8 +1,10 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type MediaFlags, type WaitTimeoutFlags, waitTimeoutOf, withMediaFlags, withWaitTimeout } from '../flags.js';
+import type { AvatarVideo } from '../../index.js';
+import { type MediaFlags, type WaitTimeoutFlags, waitTimeoutOf, withCreateRate, withMediaFlags, withWaitTimeout } from '../flags.js';
 import { formatBytes, formatMedia, formatVideo } from '../format.js';
 import { checkInputs, checkOutputFile } from '../inputs.js';
+import { planLines } from '../plan-lines.js';
 import type { Session } from '../session.js';
 import { checkAll } from '../usage-error.js';
 import { downloadProgress, longProgress, uploadProgress, watchJob } from '../watch.js';
@@ -15,8 +17,10 @@ export function registerGenerate(program: Command, session: Session): void {
       'make a video: check the inputs, upload, wait for the job and save the MP4; audio over 60 s is made in segments and joined',
     )
     .option('-o, --output <file>', 'where to save the MP4 (default: the audio file name with .mp4, in the current folder)')
-    .option('-f, --force', 'replace the output file if it exists (default: refuse, before uploading anything)');
-  withWaitTimeout(command, 'a job').action(async (flags: MediaFlags & WaitTimeoutFlags & { output?: string; force?: boolean }) => {
+    .option('-f, --force', 'replace the output file if it exists (default: refuse, before uploading anything)')
+    .option('--dry-run', 'check the inputs and print the plan (jobs, billed seconds, the earliest finish) without sending anything');
+  withCreateRate(withWaitTimeout(command, 'a job')).action(async (flags: GenerateFlags) => {
+    if (flags.dryRun) return planGenerate(flags, session);
     const output = flags.output ?? (flags.audio === undefined ? undefined : defaultOutput(flags.audio));
     session.force = flags.force === true;
     const waitTimeout = waitTimeoutOf(flags, (line) => session.warn(line));
@@ -50,6 +54,21 @@ export function registerGenerate(program: Command, session: Session): void {
     });
     session.result(saved, [`saved ${saved.path} (${formatBytes(saved.bytes)}) from video ${saved.video.id}`]);
   });
+}
+
+type GenerateFlags = MediaFlags & WaitTimeoutFlags & { output?: string; force?: boolean; dryRun?: boolean };
+
+/** `generate --dry-run`: the inputs checked as a real run checks them, then the plan of the video; nothing is sent. */
+async function planGenerate(flags: GenerateFlags, session: Session): Promise<void> {
+  const [inputs, client] = await checkAll(
+    () => checkInputs(flags, { allowLongAudio: true }),
+    () => session.client(),
+  );
+  for (const warning of inputs.checked.warnings) session.warn(warning);
+  const plan = await client.videos.plan(inputs.params);
+  const name = () => basename(flags.audio ?? 'audio');
+  const problems = (item: AvatarVideo.PlannedItem) => item.problems.map((problem) => `${name()}: ${problem.message}`);
+  session.result(plan, planLines(plan, name, problems));
 }
 
 /** `talk.wav` -> `./talk.mp4`; never the audio file itself, whatever it is named. */

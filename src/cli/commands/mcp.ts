@@ -1,12 +1,11 @@
 import { type Command, Option } from 'commander';
-import { port } from '../flags.js';
+import { port, withCreateRate } from '../flags.js';
 import type { Session } from '../session.js';
 import { UsageError } from '../usage-error.js';
 import { portProblem } from './mock.js';
 
 export function registerMcp(program: Command, session: Session): void {
-  program
-    .command('mcp')
+  withCreateRate(program.command('mcp'))
     .description(
       'serve the avatar video tools to an AI agent over MCP (stdio, or HTTP with --http): validate, generate, wait, get, list, download',
     )
