@@ -9,6 +9,7 @@ import type {
   MediaValidationIssue,
   OutputPathProblem,
 } from './errors.js';
+import type { CreateRate } from './internal/create-rate.js';
 import type { LogLevel } from './internal/logger.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
@@ -38,7 +39,8 @@ export class AvatarVideo extends Client<ClientOptions, Videos> {
  * Types users meet inside a value they already hold (an error's details, a progress callback's argument, a part of a
  * result or of an option, the classes `AvatarVideo` and `Videos` extend) rather than build or pass whole: named as
  * `AvatarVideo.MediaValidationIssue`, so the entry's own names stay the ones users import. `videos.plan`'s result and
- * options are named here too (`AvatarVideo.VideoPlan`, `AvatarVideo.PlanOptions`): the entry is at its cap of names.
+ * options and the create rate's shape are named here too (`AvatarVideo.VideoPlan`, `AvatarVideo.PlanOptions`,
+ * `AvatarVideo.CreateRate`): the entry is at its cap of names.
  */
 export declare namespace AvatarVideo {
   export type {
@@ -48,6 +50,7 @@ export declare namespace AvatarVideo {
     BatchProgress,
     Client,
     ConnectionProblem,
+    CreateRate,
     DownloadProgress,
     ErrorOrigin,
     FailedSegment,
@@ -69,7 +72,7 @@ export declare namespace AvatarVideo {
 }
 
 export default AvatarVideo;
-export type { CreateRate, JobConcurrency, MediaLimits, RequestOptions } from './client.js';
+export type { JobConcurrency, MediaLimits, RequestOptions } from './client.js';
 export {
   APIConnectionError,
   APIConnectionTimeoutError,

@@ -1,4 +1,4 @@
-import type { AvatarVideo, CreateRate } from '../index.js';
+import type { AvatarVideo } from '../index.js';
 import { earliestFinishSeconds } from '../internal/create-rate.js';
 
 type VideoPlan = AvatarVideo.VideoPlan;
@@ -42,7 +42,7 @@ export function planLines(
 }
 
 /** The create rate the CLI's times assume: the plan's (declared, else the published 2 a minute). */
-export function rateInForce(plan: VideoPlan): CreateRate {
+export function rateInForce(plan: VideoPlan): AvatarVideo.CreateRate {
   // The one place to read the client's gate instead (its learned rate, its next create) once the client shows it.
   return plan.assumes.createRate;
 }
@@ -63,7 +63,7 @@ export function formatDuration(seconds: number): string {
 const WINDOWS: Record<number, string> = { 1: 'a second', 60: 'a minute', 3600: 'an hour' };
 
 /** `2 creates a minute`, `1 create every 6 s`. */
-export function formatRate(rate: CreateRate): string {
+export function formatRate(rate: AvatarVideo.CreateRate): string {
   return `${count(rate.limit, 'create')} ${WINDOWS[rate.windowSeconds] ?? `every ${number(rate.windowSeconds)} s`}`;
 }
 

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import type { Dispatcher } from 'undici';
-import { AvatarVideo, AvatarVideoError, type ClientOptions, type CreateRate, type Logger } from '../index.js';
+import { AvatarVideo, AvatarVideoError, type ClientOptions, type Logger } from '../index.js';
 import { isLoopbackHost } from '../internal/loopback.js';
 import { shorten } from '../internal/shorten.js';
 import { undici, undiciDispatches } from '../internal/undici-dispatches.js';
@@ -49,7 +49,7 @@ export class Session {
   /** The --proxy flag, when given: it replaces HTTP(S)_PROXY for this run; NO_PROXY still applies. */
   proxy: string | undefined;
   /** The --create-rate flag of a command that creates, when given: the client's `createRate` (over AVATAR_VIDEO_CREATE_RATE). */
-  createRate: CreateRate | undefined;
+  createRate: AvatarVideo.CreateRate | undefined;
   job: TrackedJob | undefined;
   /** A run that records its jobs in a manifest (long audio), once begun: a failure then says to run it again. */
   rerun: { videoIds: string[] } | undefined;
@@ -87,7 +87,7 @@ export class Session {
     this.baseUrl = options.baseUrl;
     this.proxy = options.proxy;
     // `mock --create-rate` is the mock's own limit, not the client's.
-    this.createRate = creates ? (options.createRate as CreateRate | undefined) : undefined;
+    this.createRate = creates ? (options.createRate as AvatarVideo.CreateRate | undefined) : undefined;
     const allowed = process.env.AVATAR_VIDEO_ALLOW_INSECURE_HTTP?.trim() ?? '';
     this.allowInsecureHttp = options.allowInsecureHttp === true || /^(1|true|yes|on)$/i.test(allowed);
   }
