@@ -1,8 +1,8 @@
 /**
  * `avatar-video/media`: the SDK's local media helpers, usable without a client: read a file's format and length
  * (`probeMedia`), check create parameters against the service's limits before paying for a job
- * (`validateCreateParams`, `LIMITS`, `MediaLimits`), split long audio at quiet points (`splitAudio`) and join MP4 segments without
- * re-encoding (`joinVideos`).
+ * (`validateCreateParams`, `LIMITS`, `MediaLimits`), split long audio just under multiples of the billing step, at
+ * quiet points within reach (`splitAudio`), and join MP4 segments without re-encoding (`joinVideos`).
  *
  *   import { probeMedia, validateCreateParams } from 'avatar-video/media';
  *   const { durationSeconds } = await probeMedia('talk.wav');

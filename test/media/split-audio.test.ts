@@ -71,16 +71,40 @@ function watchedBlob(blob: Blob, onRead: (length: number) => void): Blob {
 const inPause = (layout: SpeechLayout, seconds: number, slack = 0) =>
   layout.pauses.some(([a, b]) => a / layout.sampleRate - slack <= seconds && seconds <= b / layout.sampleRate + slack);
 
+/**
+ * A segment cut where the billing wants it rather than in a pause: 0.1 s (the output margin) under a multiple of the
+ * default 6 s step, give or take one MP3 frame (72 ms at 8 kHz; the margin itself is rounded up to whole frames).
+ */
+const justBelowStep = (segment: AudioSegment) => {
+  const unbilled = Math.ceil(segment.durationSeconds / 6 - 1e-9) * 6 - segment.durationSeconds;
+  return unbilled >= 0.1 - 1e-9 && unbilled <= 0.1 + 2 * MP3_FRAME_SECONDS;
+};
+
+/** Each cut falls in a pause (by `paused`) or, where no pause lies within the billing's reach, just below a step. */
+function expectCutsInPausesOrSteps(result: SplitAudioResult, paused: (startSeconds: number) => boolean) {
+  for (const [index, segment] of result.segments.entries()) {
+    const previous = result.segments[index - 1];
+    if (previous) expect(paused(segment.startSeconds) || justBelowStep(previous)).toBe(true);
+  }
+}
+
+/** Seconds billed for the segments' videos, each up to the 0.1 s output margin longer than its audio. */
+const billedSeconds = (result: SplitAudioResult) =>
+  result.segments.reduce((sum, s) => sum + Math.ceil((s.durationSeconds + 0.1) / 6 - 1e-9) * 6, 0);
+
 describe('splitAudio: WAV', () => {
-  it.each([61, 180, 1800])('cuts %i s of speech at pauses, sample-exactly, into valid WAVs', async (seconds) => {
+  it.each([61, 180, 1800])('cuts %i s of speech at pauses or steps, sample-exactly, into valid WAVs', async (seconds) => {
     const { path: source, layout: written } = speechWav(seconds);
     const layout = await written;
     const result = await splitAudio(source, { outputDir: out(`wav-${seconds}`) });
 
     expect(result.durationSeconds).toBe(seconds);
-    expect(result.segments).toHaveLength(Math.ceil(seconds / 55)); // every cut lands 0 to 10 s before its limit
+    expect(result.segments).toHaveLength(Math.ceil(seconds / 59.9)); // every cut but the last 0.1 s under a multiple of 6 s
     await expectValidSegments(result, 'wav');
-    for (const segment of result.segments.slice(1)) expect(inPause(layout, segment.startSeconds)).toBe(true);
+    expectCutsInPausesOrSteps(result, (at) => inPause(layout, at));
+    // Billed as the whole rounded up to 6 s, or (180 s and 1800 s, whole multiples: a cut needs room) one step more.
+    expect(billedSeconds(result)).toBeLessThanOrEqual(Math.ceil(seconds / 6) * 6 + (seconds % 6 === 0 ? 6 : 0));
+    if (seconds === 61) expect(inPause(layout, result.segments[1]?.startSeconds ?? -1)).toBe(true); // 4.8 s of slack
 
     // Sample counts add up exactly, and the data is the original's, cut and nothing else.
     const counts = await Promise.all(result.segments.map(async (s) => (await wavData(s.path)).length / 2));
@@ -220,11 +244,14 @@ describe('splitAudio: MP3', () => {
     const total = result.segments.reduce((sum, s) => sum + s.durationSeconds, 0);
     expect(total).toBeCloseTo(result.durationSeconds, 9);
     expect(result.durationSeconds).toBeCloseTo(copies * oneSeconds, 9);
-    // Each cut falls in a pause of the source speech (in MP3 time, shifted by the encoder delay), give or take a frame.
-    for (const segment of result.segments.slice(1)) {
-      const local = (segment.startSeconds % oneSeconds) - LAME_DELAY_SECONDS;
-      expect(inPause(copyLayout, local, MP3_FRAME_SECONDS) || local < 0).toBe(true);
-    }
+    // The cut after each copy's end falls in its last pause (in MP3 time, shifted by the encoder delay), give or take
+    // a frame. Others may fall where the 8 kbit/s encoder coded a syllable's dip as silence, which the layout does
+    // not list as a pause; the billing holds either way: the whole rounded up to 6 s, or one step more when the
+    // whole leaves less than the margins of its cuts (1805.76 s in 31 segments).
+    const [first, second] = result.segments.map((s) => s.startSeconds).slice(1);
+    expect(inPause(copyLayout, (first ?? 0) - LAME_DELAY_SECONDS, MP3_FRAME_SECONDS)).toBe(true);
+    if (copies === 3) expect(inPause(copyLayout, ((second ?? 0) % oneSeconds) - LAME_DELAY_SECONDS, MP3_FRAME_SECONDS)).toBe(true);
+    expect(billedSeconds(result)).toBe(Math.ceil(result.durationSeconds / 6) * 6 + (copies === 30 ? 6 : 0));
   });
 
   it('drops the Xing/LAME header frame, whose counts would be wrong for a segment', async () => {
@@ -235,7 +262,7 @@ describe('splitAudio: MP3', () => {
     expect(result.segments).toHaveLength(2);
     await expectValidSegments(result, 'mp3');
     const layout = speechLayout(61, { seed: 2 });
-    expect(inPause(layout, (result.segments[1]?.startSeconds ?? 0) - LAME_DELAY_SECONDS, MP3_FRAME_SECONDS)).toBe(true);
+    expectCutsInPausesOrSteps(result, (at) => inPause(layout, at - LAME_DELAY_SECONDS, MP3_FRAME_SECONDS));
 
     const headerFrame = mp3FrameLength(original) ?? 0;
     expect(original.toString('latin1', 0, headerFrame)).toMatch(/Info|Xing/);
@@ -254,10 +281,8 @@ describe('splitAudio: MP3', () => {
     expect(result.segments.length).toBeGreaterThanOrEqual(4);
     await expectValidSegments(result, 'mp3');
     const layout = speechLayout(65, { seed: 5 });
-    for (const segment of result.segments.slice(1)) {
-      // 32 kHz: LAME's delay is 1105 samples, a frame 1152.
-      expect(inPause(layout, segment.startSeconds - 1105 / 32_000, 1152 / 32_000)).toBe(true);
-    }
+    // 32 kHz: LAME's delay is 1105 samples, a frame 1152.
+    expectCutsInPausesOrSteps(result, (at) => inPause(layout, at - 1105 / 32_000, 1152 / 32_000));
   });
 
   it('still splits within the limits when there is no pause at all', async () => {
@@ -275,6 +300,29 @@ describe('splitAudio: inputs and options', () => {
       result.segments.map((_, i) => out(`from-bytes/segment-${String(i).padStart(3, '0')}.mp3`)),
     );
     expect(result.segments.every((s) => s.durationSeconds <= 30)).toBe(true);
+  });
+
+  it('cuts just below multiples of billingIncrementSeconds (6 by default), into pauses within reach', async () => {
+    const source = out('tone-95.wav');
+    await writeSpeechWav(source, 95, { pauses: false });
+    const lengths = async (options: Parameters<typeof splitAudio>[1]) =>
+      (await splitAudio(source, options)).segments.map((s) => +s.durationSeconds.toFixed(4));
+    // Billed 96 s, the whole rounded up, where cuts at the limit (20, 20, 20, 20, 15) would bill 5 x 24 = 120 s.
+    expect(await lengths({ outputDir: out('step-6'), maxSegmentSeconds: 20 })).toEqual([17.9, 17.9, 17.9, 17.9, 17.9, 5.5]);
+    expect(await lengths({ outputDir: out('step-10'), maxSegmentSeconds: 20, billingIncrementSeconds: 10 })).toEqual([
+      19.9, 19.9, 19.9, 19.9, 15.4,
+    ]);
+    await expect(splitAudio(source, { billingIncrementSeconds: 0 })).rejects.toMatchObject({
+      name: 'InvalidArgumentError',
+      argument: 'billingIncrementSeconds',
+    });
+
+    // 65 s of speech with 60 s segments: billed 66 s, its one cut in a pause (0.8 s of slack below 60 s or 54 s).
+    const { path: speech, layout: written } = speechWav(65);
+    const layout = await written;
+    const split = await splitAudio(speech, { outputDir: out('step-speech') });
+    expect(billedSeconds(split)).toBe(66);
+    expect(inPause(layout, split.segments[1]?.startSeconds ?? -1)).toBe(true);
   });
 
   it('writes to a new temporary folder by default', async () => {

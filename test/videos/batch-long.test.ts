@@ -92,6 +92,18 @@ it('makes a 90 s item in segments beside short ones: three whole files, its segm
   expect(mock.creates).toBe(4);
 });
 
+it('cuts a long item as generateLong does, just below multiples of the billing step: 130 s billed 132 s', async () => {
+  const talk = join(dir, 'talk-130.wav');
+  await writeFile(talk, speechLikeWav(130));
+  const summary = await client.videos.generateBatch([item('talk', talk)], { outputDir: join(dir, 'out'), ...fast });
+  expect(summary).toMatchObject({ completed: 1, failed: 0 });
+  const lengths = segmentJobs().map((id) => mock.state.audioSeconds(id) ?? 0);
+  expect(lengths).toHaveLength(3);
+  // Cut in the pauses at the limit (about 59.85 s, then 60 s), the second segment alone would be billed 66 s.
+  expect(lengths.reduce((sum, length) => sum + Math.ceil((length + 0.1) / 6 - 1e-9) * 6, 0)).toBe(132);
+  expect(lengths.reduce((sum, length) => sum + length, 0)).toBeCloseTo(130, 6);
+});
+
 it('accepts long audio up front but keeps every other check: audio too short is still refused, and nothing is created', async () => {
   const tiny = join(dir, 'tiny.wav');
   await writeFile(tiny, wav(0.5));

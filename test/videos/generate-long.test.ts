@@ -52,6 +52,38 @@ describe('generateLong against the mock', () => {
     expect(existsSync(join(dir, '.talk.mp4.parts'))).toBe(false);
   });
 
+  it.each([
+    [6, undefined],
+    [10, 10],
+  ])('cuts segments just below multiples of the client billing step (%i s), and joins them exactly', async (step, option) => {
+    const stepped = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off', billingIncrementSeconds: option });
+    try {
+      const output = join(dir, `stepped-${step}.mp4`);
+      const workDir = join(dir, `stepped-${step}.parts`);
+      const result = await stepped.videos.generateLong(
+        { audio_reference: await writeAudio(95), image_reference: mockFixture('portrait.png') },
+        { output, workDir, keepWorkDir: true, maxSegmentSeconds: 20, ...fast },
+      );
+      // Each segment's video, as the service bills it: all but the last at least 0.1 s under a multiple of the step
+      // (further only into a pause, as far as the whole's slack allows: 0.4 s in all at 6 s, 4.5 s at 10 s).
+      const videos = (await readdir(join(workDir, 'video'))).sort();
+      const lengths = await Promise.all(videos.map((file) => durationOf(join(workDir, 'video', file))));
+      expect(lengths).toHaveLength(result.segments.length);
+      for (const length of lengths.slice(0, -1)) {
+        const unbilled = Math.ceil(length / step) * step - length;
+        expect(unbilled).toBeGreaterThan(0.05);
+      }
+      const billed = lengths.reduce((sum, length) => sum + Math.ceil(length / step) * step, 0);
+      expect(billed).toBe(Math.ceil(95 / step) * step);
+      // The join is exact: the joined file lasts what its segments last together, 95 s.
+      const together = lengths.reduce((sum, length) => sum + length, 0);
+      expect(await durationOf(output)).toBeCloseTo(together, 2);
+      expect(result.durationSeconds).toBeCloseTo(95, 2);
+    } finally {
+      await stepped.close();
+    }
+  });
+
   it('treats audio of 60 s or less as one ordinary generate', async () => {
     const result = await client.videos.generateLong(
       { audio_reference: await writeAudio(20), image_reference: mockFixture('portrait.png') },

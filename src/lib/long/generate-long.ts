@@ -184,7 +184,8 @@ async function generateInSegments(
 ): Promise<GenerateLongResult> {
   const outputPath = resolve(options.output);
   const workDir = resolve(options.workDir ?? join(dirname(outputPath), `.${basename(outputPath)}.parts`));
-  const folder = await prepareWorkFolder(workDir, params, shared.maxSegmentSeconds, options.signal);
+  const split = { maxSegmentSeconds: shared.maxSegmentSeconds, billingIncrementSeconds: shared.context.billingIncrementSeconds };
+  const folder = await prepareWorkFolder(workDir, params, split, options.signal);
   const live = new Map<number, number>();
   const run: LongRun = { ...shared, ...folder, live, report: progressReporter(folder.writer, live, shared.onRunProgress) };
   run.report('split');

@@ -23,10 +23,18 @@ export interface SplitAudioOptions {
    */
   minSegmentSeconds?: number | undefined;
   /**
-   * How far before each limit to look for the quietest moment, in seconds.
+   * How far before each limit to look for a pause, in seconds.
    * @default 10
    */
   searchWindowSeconds?: number | undefined;
+  /**
+   * The service's billing step, in seconds: each segment's video is billed rounded up to a multiple of it. Cuts go
+   * 0.1 s under a multiple (a video may come out a frame longer than its audio), into a pause when one lies within
+   * reach, so that the segments together are billed as little as the whole audio would be. Pass the client's
+   * `billingIncrementSeconds` so that a split of your own is billed as `generateLong`'s is.
+   * @default 6 (the service's published increment)
+   */
+  billingIncrementSeconds?: number | undefined;
   /**
    * Folder the segment files are written to, created if missing. Files are named `segment-000.wav` and so on;
    * existing files of those names are replaced.
@@ -58,11 +66,13 @@ export interface SplitAudioResult {
 
 /**
  * Split long audio (WAV or MP3) into segments of `minSegmentSeconds` to `maxSegmentSeconds`, each a valid file of the
- * same format, cutting at the quietest moment of the last `searchWindowSeconds` before each limit so that no word is
- * cut in half. Audio no longer than the limit gives one segment, a byte-for-byte copy.
+ * same format, cutting in the last `searchWindowSeconds` before each limit, just under a multiple of
+ * `billingIncrementSeconds` so that the segments are billed no more than the whole would be, and in a pause when one
+ * lies within reach of it (else where the billing wants it). Audio no longer than the limit gives one segment, a
+ * byte-for-byte copy.
  *
  * - WAV (PCM, float, A-law, mu-law) is cut sample-exactly; the segments' sample counts add up to the original's.
- *   Quiet points come from the energy of 20 ms frames, read only around each limit; nothing is read whole.
+ *   Pauses come from the energy of 20 ms frames, read only around each limit; nothing is read whole.
  * - MP3 is cut at frame boundaries; the segments' frame counts add up to the original's. Quiet points come from
  *   an energy estimated from each frame's side info (no MP3 decoder is available in Node): a heuristic. Segments carry no ID3 or Xing/LAME header, so
  *   a header's gapless trim (under 0.1 s) is not carried: their durations add up to the original's untrimmed length.

@@ -2,7 +2,7 @@ import type { LocalSource } from '../../internal/byte-source.js';
 import { ByteReader } from '../media/reader.js';
 import { readWavLayout, type WavLayout } from '../media/wav.js';
 import { frameEnergies, sampleReader } from './pcm-energy.js';
-import { quietestFrame } from './quiet-points.js';
+import { quietFrames } from './quiet-points.js';
 import type { SegmentPart } from './segment-file.js';
 import { planSegments, type SplitSettings, unsupportedAudio } from './split-plan.js';
 
@@ -39,7 +39,9 @@ export async function planWavSplit(source: LocalSource, settings: SplitSettings)
       const bytes = await source.read(layout.dataStart + at * fmt.blockAlign, samples * fmt.blockAlign);
       energies.push(...frameEnergies(bytes, fmt, read, frameSamples));
     }
-    return from + quietestFrame(energies, smoothing) * frameSamples + Math.floor(frameSamples / 2);
+    // A frame's pause is at its middle sample: the cut stays 10 ms from any sound the frame holds.
+    const middle = (frame: number) => from + frame * frameSamples + Math.floor(frameSamples / 2);
+    return quietFrames(energies, smoothing).map((span) => ({ from: middle(span.from), to: middle(span.to) }));
   };
   return planSegments(settings, layout.frames, fmt.sampleRate, quietest, (start, end) => segmentParts(layout, start, end));
 }

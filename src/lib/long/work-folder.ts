@@ -24,9 +24,10 @@ export interface WorkFolder {
 export async function prepareWorkFolder(
   workDir: string,
   params: VideoCreateParams,
-  maxSegmentSeconds: number,
+  split: { maxSegmentSeconds: number; billingIncrementSeconds: number },
   signal: AbortSignal | undefined,
 ): Promise<WorkFolder> {
+  const { maxSegmentSeconds, billingIncrementSeconds } = split;
   await prepareOutputFolder(workDir);
   const visualField = params.video_reference !== undefined ? 'video_reference' : 'image_reference';
   const visual = params[visualField] as Uploadable;
@@ -48,8 +49,10 @@ export async function prepareWorkFolder(
   }
   const writer = new ManifestWriter(workDir, existing ?? { version: 1, input, segments: [] });
   if (!existing || !(await segmentsIntact(workDir, existing))) {
-    const split = await splitAudio(params.audio_reference, { maxSegmentSeconds, outputDir: join(workDir, 'audio'), signal });
-    writer.manifest.segments = await Promise.all(split.segments.map((segment) => segmentRecord(workDir, segment, existing)));
+    // The billing step is not part of `input`: a rerun keeps the segments (and jobs) an earlier split made.
+    const outputDir = join(workDir, 'audio');
+    const made = await splitAudio(params.audio_reference, { maxSegmentSeconds, billingIncrementSeconds, outputDir, signal });
+    writer.manifest.segments = await Promise.all(made.segments.map((segment) => segmentRecord(workDir, segment, existing)));
     await writer.save();
   }
   return { workDir, writer, segmentParams };

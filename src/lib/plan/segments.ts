@@ -25,8 +25,7 @@ export async function plannedSegments(
         'long audio is cut as splitAudio cuts it: WAV or MP3',
       );
     }
-    // The billing step, for a split that cuts to it (issue 36, item 3: generateLong will hand it the same); a split
-    // that does not cut to it ignores it, and the plan still makes the segments generateLong makes.
+    // The billing step generateLong hands its split too, so the plan's cuts are the ones it will make.
     const split = { maxSegmentSeconds, billingIncrementSeconds };
     const planned = await (info.format === 'wav' ? planWavSplit : planMp3Split)(local, splitSettings(split));
     return planned.map(({ startSeconds, durationSeconds }) => ({ startSeconds, durationSeconds }));
