@@ -4,7 +4,9 @@
  *
  *   await queue.setGlobalConcurrency(6); // the account's limit on jobs at once
  *   await queue.addBulk(items.map(videoJob));
- *   new Worker(queue.name, createVideoProcessor(client, { outputDir, queue }), { ...workerDefaults, connection });
+ *   const createRate = { limit: 2, windowSeconds: 60 }; // the account's creates per window, shared by every host
+ *   const client = new AvatarVideo({ createRate });
+ *   new Worker(queue.name, createVideoProcessor(client, { outputDir, queue }), { ...workerOptions({ createRate }), connection });
  */
 export { QueueRateLimitError } from './errors.js';
 export { type VideoJobData, type VideoJobItem, type VideoQueueJob, videoJob } from './job.js';
@@ -16,4 +18,4 @@ export {
   type VideoProcessor,
   type VideoProcessorOptions,
 } from './processor.js';
-export { workerDefaults } from './worker.js';
+export { type VideoWorkerOptions, type VideoWorkerSettings, workerDefaults, workerOptions } from './worker.js';

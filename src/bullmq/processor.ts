@@ -28,7 +28,12 @@ export interface VideoProcessorOptions
   outputDir: string;
   /** The queue the jobs come from (its `rateLimit` pauses every worker after a 429). */
   queue: Pick<Queue, 'rateLimit'>;
-  /** How long the queue pauses after a create is refused with 429 and no Retry-After, in ms. @default 5000 */
+  /**
+   * How long the whole queue pauses after a create is refused with 429 when the client gives no wait, in ms. The
+   * client hands `onThrottled` the answer's Retry-After, else the wait its create-rate gate has learned; this is
+   * for neither. With `workerOptions({ createRate })` no create should be refused at all.
+   * @default 5000
+   */
   rateLimitDelay?: number | undefined;
 }
 

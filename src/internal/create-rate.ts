@@ -1,5 +1,3 @@
-import { InvalidArgumentError } from '../errors.js';
-
 // The rate at which an account may create jobs, as users declare it: an option, `AVATAR_VIDEO_CREATE_RATE`, or the
 // CLI's `--create-rate`, all in one shape and read by one parser.
 
@@ -51,13 +49,10 @@ export function earliestFinishSeconds(jobs: number, rate: CreateRate, jobSeconds
   return (Math.ceil(jobs / rate.limit) - 1) * rate.windowSeconds + jobSeconds;
 }
 
-/** `AVATAR_VIDEO_CREATE_RATE` read: undefined when unset; text in any other form than `2/60` is refused, not ignored. */
-export function createRateFromEnv(text: string | undefined): CreateRate | undefined {
-  if (text === undefined) return undefined;
-  const rate = parseCreateRate(text);
-  if (rate !== undefined) return rate;
-  throw new InvalidArgumentError(
-    'createRate',
-    `AVATAR_VIDEO_CREATE_RATE must be creates per window as <creates>/<seconds>, e.g. 2/60 for two a minute; got ${JSON.stringify(text.slice(0, 40))}.`,
-  );
+/**
+ * Why `AVATAR_VIDEO_CREATE_RATE`'s `text` is refused, for whoever reads the variable (the clients, avatar-video/bullmq's
+ * `workerOptions`) to throw with: one wording wherever it is read.
+ */
+export function createRateEnvProblem(text: string): string {
+  return `AVATAR_VIDEO_CREATE_RATE must be creates per window as <creates>/<seconds>, e.g. 2/60 for two a minute; got ${JSON.stringify(text.slice(0, 40))}.`;
 }

@@ -16,6 +16,7 @@ import {
   type VideoProcessorOptions,
   videoJob,
   workerDefaults,
+  workerOptions,
 } from '../../src/bullmq/index.js';
 import { AvatarVideo, AvatarVideoError, InvalidArgumentError, VideoFailedError } from '../../src/index.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
@@ -212,4 +213,39 @@ describe('videoJob', () => {
 it('workerDefaults set a limiter (manual rate limits apply only with one) that never binds on its own', () => {
   expect(workerDefaults.limiter.max).toBe(Number.MAX_SAFE_INTEGER);
   expect(workerDefaults.maxStalledCount).toBeGreaterThan(1);
+});
+
+describe('workerOptions: BullMQ limiter from the create rate', () => {
+  const saved = process.env.AVATAR_VIDEO_CREATE_RATE;
+  const restore = () => {
+    if (saved === undefined) delete process.env.AVATAR_VIDEO_CREATE_RATE;
+    else process.env.AVATAR_VIDEO_CREATE_RATE = saved;
+  };
+  beforeEach(() => {
+    delete process.env.AVATAR_VIDEO_CREATE_RATE;
+    closers.push(restore);
+  });
+
+  it('sets max to the limit and a window a little longer than the rate, keeping the other defaults', () => {
+    const options = workerOptions({ createRate: { limit: 2, windowSeconds: 60 } });
+    expect(options.limiter.max).toBe(2);
+    expect(options.limiter.duration).toBeGreaterThan(60_000);
+    expect(options.limiter.duration).toBeLessThanOrEqual(63_000);
+    expect(workerOptions({ createRate: { limit: 2, windowSeconds: 1 } }).limiter.duration).toBeGreaterThanOrEqual(1_250);
+    expect({ ...options, limiter: workerDefaults.limiter }).toEqual(workerDefaults);
+  });
+
+  it('reads AVATAR_VIDEO_CREATE_RATE when no rate is given; without either, the defaults', () => {
+    expect(workerOptions()).toEqual(workerDefaults);
+    process.env.AVATAR_VIDEO_CREATE_RATE = ' 3/10 ';
+    expect(workerOptions().limiter.max).toBe(3);
+    expect(workerOptions({ createRate: { limit: 1, windowSeconds: 5 } }).limiter.max).toBe(1);
+  });
+
+  it('refuses a rate of another shape, and a variable not written as 2/60', () => {
+    expect(() => workerOptions({ createRate: { limit: 0, windowSeconds: 60 } })).toThrow(InvalidArgumentError);
+    expect(() => workerOptions(null as never)).toThrow(InvalidArgumentError);
+    process.env.AVATAR_VIDEO_CREATE_RATE = '2 a minute';
+    expect(() => workerOptions()).toThrow(/AVATAR_VIDEO_CREATE_RATE must be creates per window/);
+  });
 });

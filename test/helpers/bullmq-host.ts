@@ -13,6 +13,8 @@ export interface WorkerHost {
   child: ChildProcessByStdio<null, Readable, Readable>;
   exited: Promise<unknown>;
   stderr: string;
+  /** What it printed as it closed: its CPU time and peak resident memory. */
+  usage?: { cpuMs: number; peakRssBytes: number };
 }
 
 /**
@@ -34,6 +36,7 @@ export async function startWorkerHost(
       const [word, key, id] = line.split(' ');
       if (word === 'ready') resolve();
       if (word === 'stored') onStored(host, key as string, id as string);
+      if (word === 'usage') host.usage = { cpuMs: Number(key), peakRssBytes: Number(id) };
     });
     void host.exited.then(() => reject(new Error(`a worker exited before it was ready:\n${host.stderr}`)));
   });
