@@ -1,6 +1,6 @@
-import { type CreateRate, InvalidArgumentError } from 'avatar-video';
+import { InvalidArgumentError } from 'avatar-video';
 import type { WorkerOptions } from 'bullmq';
-import { CREATE_RATE_EXPECTED, createRateEnvProblem, isCreateRate, parseCreateRate } from '../internal/create-rate.js';
+import { CREATE_RATE_EXPECTED, type CreateRate, createRateEnvProblem, isCreateRate, parseCreateRate } from '../internal/create-rate.js';
 
 /** The worker options the processor relies on: what `workerDefaults` and `workerOptions` give. */
 export type VideoWorkerSettings = Readonly<
