@@ -14,11 +14,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startMockServer } from '../src/testing/index.js';
 import { speechLikeWav, wav } from '../test/helpers/media.js';
 import type { ChildArgs } from './create-rate-child.js';
 import { compile } from './support/build.js';
 import { run } from './support/spawn.js';
-import { startMockServer } from '../src/testing/index.js';
 
 const RATE = { limit: 2, windowSeconds: 6 };
 const PROCESSING_MS = 2_500;

@@ -9,6 +9,7 @@ import type {
   MediaValidationIssue,
   OutputPathProblem,
 } from './errors.js';
+import type { CreateRateState } from './internal/create-gate.js';
 import type { LogLevel } from './internal/logger.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
 import type { DownloadProgress } from './lib/download.js';
@@ -46,6 +47,7 @@ export declare namespace AvatarVideo {
     BatchProgress,
     Client,
     ConnectionProblem,
+    CreateRateState,
     DownloadProgress,
     ErrorOrigin,
     FailedSegment,

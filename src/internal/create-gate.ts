@@ -1,6 +1,6 @@
 import { abortError } from './abort.js';
-import type { CreateRate } from './create-rate.js';
 import { initialPacing, nextCreateAt, nextPacing, type PacingState, rateInForce, relaxed } from './create-pacing.js';
+import type { CreateRate } from './create-rate.js';
 
 /** The state of a client's create-rate gate: `client.createRate`. */
 export interface CreateRateState {
@@ -132,14 +132,20 @@ export class CreateGate {
       this.#waiters.shift()?.grant(this.#ticket());
       at = nextCreateAt(this.#state, now);
     }
-    if (this.#waiters.length === 0 || at === undefined) return this.#clearTimer();
+    if (this.#waiters.length === 0 || at === undefined) {
+      this.#clearTimer();
+      return;
+    }
     if (this.#timerAt === at) return;
     this.#clearTimer();
     this.#timerAt = at;
-    this.#timer = setTimeout(() => {
-      this.#timerAt = undefined;
-      this.#pump();
-    }, Math.ceil(at - now));
+    this.#timer = setTimeout(
+      () => {
+        this.#timerAt = undefined;
+        this.#pump();
+      },
+      Math.ceil(at - now),
+    );
   }
 
   #clearTimer(): void {

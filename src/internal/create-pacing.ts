@@ -172,13 +172,13 @@ function refused(state: PacingState, create: CountedCreate, at: number, retryAft
   let next: PacingState = { ...state, notBefore, quietSince: at };
   if (create.probeMs !== undefined) next.lowerMs = Math.max(next.lowerMs, create.probeMs);
   // Unforeseen (no rate known, or the rate in force allowed this create sent since the last refusal): learn again.
-  else if (create.at >= state.quietSince && (rate === undefined || !rate.probing)) next = { ...next, ...learnedLimit(acceptedTimes(state), at) };
+  else if (create.at >= state.quietSince && (rate === undefined || !rate.probing))
+    next = { ...next, ...learnedLimit(acceptedTimes(state), at) };
   if (retryAfterMs !== undefined) next = windowFromRetryAfter(next, at + retryAfterMs);
   return next;
 }
 
-const acceptedTimes = (state: PacingState) =>
-  state.creates.filter((create) => create.state === 'accepted').map((create) => create.at);
+const acceptedTimes = (state: PacingState) => state.creates.filter((create) => create.state === 'accepted').map((create) => create.at);
 
 /**
  * The fewest creates per window that the accepted creates (`accepted`, oldest first) and a refusal at `at` all fit,

@@ -1,6 +1,6 @@
 import { APIError, RateLimitError, VideoCancelledError, VideoFailedError } from '../errors.js';
-import type { CreateAnswer } from '../internal/create-gate.js';
 import type { JobOutcome } from '../internal/concurrency-limiter.js';
+import type { CreateAnswer } from '../internal/create-gate.js';
 import { backoff, INITIAL_DELAY, isRetryable, MAX_COMPUTED_DELAY, parseRetryAfter, retryDelay } from '../internal/retry.js';
 
 // Which jobs are made again, and when: the job runner's policy (lib/job-runner.ts), as pure functions. A create that
