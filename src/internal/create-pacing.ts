@@ -75,9 +75,9 @@ const RELAX_WINDOWS = 10;
 /** Windows without a refusal before the learned rate is forgotten. */
 const FORGET_WINDOWS = 60;
 
-/** Margin added to each window: 1% of it and 20 ms, at most 250 ms, well inside a 5% tolerance. */
+/** Margin added to each window for clocks and rounding: 0.5% of it and 10 ms, at most 250 ms. */
 export function safetyMs(windowMs: number): number {
-  return Math.min(250, 20 + windowMs * 0.01);
+  return Math.min(250, 10 + windowMs * 0.005);
 }
 
 export function initialPacing(declared?: CreateRate): PacingState {

@@ -131,8 +131,8 @@ async function create(plan: JobPlan, run: JobRun, state: RunState, place: JobPla
   } catch (error) {
     const retryAfter = error instanceof RateLimitError ? error.retryAfter : undefined;
     ticket.settle(createAnswer(error), retryAfter);
-    // A refused probe of the gate is about the rate's window, not about jobs at once: the limiter is not cut for it.
-    if (error instanceof RateLimitError && !ticket.probe) place?.throttled(retryAfter, sentAt);
+    // A probe of the gate refused without a Retry-After is about the rate's window alone, not about jobs at once.
+    if (error instanceof RateLimitError && !(ticket.probe && retryAfter === undefined)) place?.throttled(retryAfter, sentAt);
     throw error;
   }
   ticket.settle('accepted');
