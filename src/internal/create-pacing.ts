@@ -15,7 +15,7 @@ import type { CreateRate } from './create-rate.js';
  * - Probe: while the window is not bounded, one create at a time goes after the oldest counted slot at the smallest
  *   round window (1, 2, 3, 6, 10, 15, 30, 60 s...) at least twice the proven lower bound.
  * - Retry-After: it is the earliest next try, and it tells the window: when the oldest slot frees (taken to a round
- *   window within a second of it). Under a declared rate, a refusal without one keeps its slot taken for a window.
+ *   window within a second of it); one that frees a slot sooner than 1 s after it is a job ending, and teaches nothing. Under a declared rate, a refusal without one keeps its slot taken for a window.
  * - Relax: after `RELAX_WINDOWS` windows without a refusal the lower bound is forgotten and one create probes the
  *   next shorter round window; after `FORGET_WINDOWS` the learned rate is forgotten altogether.
  *
@@ -174,8 +174,9 @@ function refused(state: PacingState, create: CountedCreate, at: number, retryAft
   // Unforeseen (no rate known, or the rate in force allowed this create sent since the last refusal): learn again.
   else if (create.at >= state.quietSince && (rate === undefined || !rate.probing))
     next = { ...next, ...learnedLimit(acceptedTimes(state), at) };
-  if (retryAfterMs !== undefined) next = windowFromRetryAfter(next, at + retryAfterMs);
-  return next;
+  if (retryAfterMs === undefined) return next;
+  // A slot freed sooner than the least window believed is a job ending, not a rate's window: honoured, nothing learned.
+  return windowFromRetryAfter(next, at + retryAfterMs) ?? { ...state, notBefore };
 }
 
 const acceptedTimes = (state: PacingState) => state.creates.filter((create) => create.state === 'accepted').map((create) => create.at);
@@ -196,12 +197,16 @@ export function learnedLimit(accepted: number[], at: number): Pick<PacingState, 
   return { limit: Math.max(1, times.length), lowerMs: 0, upperMs: Number.POSITIVE_INFINITY };
 }
 
-/** A Retry-After ending at `freeAt`: the oldest counted slot frees then, so that is its end of window. */
-function windowFromRetryAfter(state: PacingState, freeAt: number): PacingState {
+/**
+ * A Retry-After ending at `freeAt`: the oldest counted slot frees then, so that is its end of window; undefined when
+ * that would be a window shorter than the least believed.
+ */
+function windowFromRetryAfter(state: PacingState, freeAt: number): PacingState | undefined {
   const times = acceptedTimes(state).sort((a, b) => b - a);
   const oldest = times[(state.limit as number) - 1];
   if (oldest === undefined) return state;
   const measured = freeAt - oldest;
+  if (measured < MIN_WINDOW_MS) return undefined;
   const round = ROUND_WINDOWS.map((s) => s * 1000).find((ms) => ms >= measured - 1_000 && ms <= measured + 100);
   const windowMs = Math.max(round ?? measured, MIN_WINDOW_MS);
   return { ...state, upperMs: windowMs, lowerMs: Math.max(0, windowMs - 1_000) };

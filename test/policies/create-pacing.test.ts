@@ -119,3 +119,12 @@ describe('a learned rate', () => {
     expect(relaxed(initialPacing({ limit: 2, windowSeconds: 6 }), 1e12)).toEqual(initialPacing({ limit: 2, windowSeconds: 6 }));
   });
 });
+
+describe('a Retry-After too short for a rate’s window', () => {
+  it('is honoured, and teaches nothing: a job ending freed the slot, not a window', () => {
+    let state = apply(initialPacing(), ...accepted(1, 0), ...accepted(2, 20), { type: 'sent', id: 3, at: 40 });
+    state = apply(state, { type: 'throttled', id: 3, at: 50, retryAfterMs: 200 });
+    expect(rateInForce(state)).toBeUndefined();
+    expect(nextCreateAt(state, 60)).toBe(250);
+  });
+});
