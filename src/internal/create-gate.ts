@@ -81,12 +81,15 @@ export class CreateGate {
     });
   }
 
-  /** Milliseconds from now until a create may go (0 when one may now): what a refused create's caller is told. */
-  get waitMs(): number {
+  /**
+   * Milliseconds from now until the next create may go, as the gate has learned it (a create on the wire still to
+   * answer counts a window); undefined when it holds nothing back: what a refused create's caller is told.
+   */
+  get waitMs(): number | undefined {
     const now = this.#now();
-    const at = nextCreateAt(this.#state, now);
-    const rate = rateInForce(this.#state);
-    return Math.max(0, Math.round((at ?? now + (rate?.windowMs ?? 0)) - now));
+    const at = nextCreateAt(this.#state, now) ?? now + (rateInForce(this.#state)?.windowMs ?? 0);
+    const ms = Math.round(at - now);
+    return ms > 0 ? ms : undefined;
   }
 
   /** What `client.createRate` shows. */

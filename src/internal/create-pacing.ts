@@ -9,7 +9,8 @@ import type { CreateRate } from './create-rate.js';
  * - Anchors: an answered create counts from its answer's arrival (never before the server saw it), and each slot
  *   frees `SAFETY` after its window, so the server's clock never finds the window a millisecond short.
  * - Declared: a create goes only when fewer than `limit` slots are taken in the last window.
- * - Unknown: while no rate is known, one create is on the wire at a time, so that one refusal, not several, teaches.
+ * - Unknown: while no rate is known, creates on the wire are at most half those accepted since the last refusal (at
+ *   least one), so that one refusal, not several, teaches a small limit, and creates still overlap where none applies.
  * - Limit: a refusal teaches the fewest creates per window that every answer so far fits (windows are at least 1 s).
  * - Window: each refusal proves the window longer than what it waited, each acceptance of a probe at most that.
  * - Probe: while the window is not bounded, one create at a time goes after the oldest counted slot at the smallest
@@ -47,6 +48,8 @@ export interface PacingState {
   notBefore: number;
   /** The last refusal (or the last relaxation), in ms: quiet windows count from it. */
   quietSince: number;
+  /** Creates accepted since the last refusal. */
+  acceptedRun: number;
 }
 
 export type PacingEvent =
@@ -89,6 +92,7 @@ export function initialPacing(declared?: CreateRate): PacingState {
     upperMs: Number.POSITIVE_INFINITY,
     notBefore: Number.NEGATIVE_INFINITY,
     quietSince: Number.NEGATIVE_INFINITY,
+    acceptedRun: 0,
   };
 }
 
@@ -117,7 +121,8 @@ export function probeWindow(lowerMs: number, upperMs: number): number | undefine
 export function nextCreateAt(state: PacingState, now: number): number | undefined {
   const rate = rateInForce(state);
   const wire = state.creates.filter((create) => create.state === 'wire');
-  if (rate === undefined || rate.probing) return wire.length > 0 ? undefined : slotFreeAt(state, now, rate);
+  const width = rate === undefined ? Math.max(1, Math.floor(state.acceptedRun / 2)) : 1;
+  if (rate === undefined || rate.probing) return wire.length >= width ? undefined : slotFreeAt(state, now, rate);
   if (wire.length >= rate.limit) return undefined;
   return slotFreeAt(state, now, rate);
 }
@@ -148,7 +153,8 @@ export function nextPacing(state: PacingState, event: PacingEvent): PacingState 
   if (event.type !== 'throttled') {
     const answered = { ...create, at: event.at, state: event.type === 'accepted' ? ('accepted' as const) : ('unknown' as const) };
     const upperMs = event.type === 'accepted' && create.probeMs !== undefined ? Math.min(state.upperMs, create.probeMs) : state.upperMs;
-    return { ...state, upperMs, creates: trimmed([...others, answered]) };
+    const acceptedRun = state.acceptedRun + (event.type === 'accepted' ? 1 : 0);
+    return { ...state, upperMs, acceptedRun, creates: trimmed([...others, answered]) };
   }
   // Refused under a declared rate, another host took the slot: it stays taken for a window.
   if (state.declared && event.retryAfterMs === undefined) {
@@ -169,14 +175,14 @@ function refused(state: PacingState, create: CountedCreate, at: number, retryAft
   const notBefore = Math.max(state.notBefore, at + (retryAfterMs ?? 0));
   if (state.declared) return { ...state, notBefore };
   const rate = rateInForce(state);
-  let next: PacingState = { ...state, notBefore, quietSince: at };
+  let next: PacingState = { ...state, notBefore, quietSince: at, acceptedRun: 0 };
   if (create.probeMs !== undefined) next.lowerMs = Math.max(next.lowerMs, create.probeMs);
   // Unforeseen (no rate known, or the rate in force allowed this create sent since the last refusal): learn again.
   else if (create.at >= state.quietSince && (rate === undefined || !rate.probing))
     next = { ...next, ...learnedLimit(acceptedTimes(state), at) };
   if (retryAfterMs === undefined) return next;
   // A slot freed sooner than the least window believed is a job ending, not a rate's window: honoured, nothing learned.
-  return windowFromRetryAfter(next, at + retryAfterMs) ?? { ...state, notBefore };
+  return windowFromRetryAfter(next, at + retryAfterMs) ?? { ...state, notBefore, acceptedRun: 0 };
 }
 
 const acceptedTimes = (state: PacingState) => state.creates.filter((create) => create.state === 'accepted').map((create) => create.at);

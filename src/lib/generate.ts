@@ -65,12 +65,13 @@ export interface GenerateOptions extends CreateAndWaitOptions {
   videoId?: string | undefined;
   /**
    * Awaited when a create is answered 429, before any wait, with the wait in ms: the server's `Retry-After`, else
-   * the wait the client's create-rate gate learned from the refusals (until its next create may go; `client.createRate`).
+   * the wait the client's create-rate gate learned from the refusals (until its next create may go; `client.createRate`),
+   * else undefined (the gate holds nothing back yet).
    * If it throws, `generate` rejects with exactly that error and no job was created (a queue's own rate-limit
    * error goes back to the queue, which can pause that long); if it returns, the create waits at the gate again.
    * @default undefined
    */
-  onThrottled?: ((waitMs: number) => void | Promise<void>) | undefined;
+  onThrottled?: ((waitMs: number | undefined) => void | Promise<void>) | undefined;
   /**
    * `'external'` runs the job outside the client's limit on jobs running at once (a queue already limits them): it
    * waits for no place, takes none, and the client's limit does not learn from its create. A refused create waits

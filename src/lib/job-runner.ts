@@ -46,10 +46,10 @@ export interface JobRun {
   aborted: string;
   /**
    * Awaited on each create answered 429, before the create waits at the gate again: `waitMs` is the server's
-   * Retry-After, else the wait the gate learned (until its next create may go). What it throws ends the run as thrown,
-   * no job made.
+   * Retry-After, else the wait the gate learned (until its next create may go), else undefined. What it throws ends
+   * the run as thrown, no job made.
    */
-  onThrottled?: ((waitMs: number) => void | Promise<void>) | undefined;
+  onThrottled?: ((waitMs: number | undefined) => void | Promise<void>) | undefined;
   /** Told as a job takes (1) and gives back (-1) its place: a batch counts its running jobs. */
   onRunning?: ((delta: 1 | -1) => void) | undefined;
 }

@@ -128,3 +128,14 @@ describe('a Retry-After too short for a rate’s window', () => {
     expect(nextCreateAt(state, 60)).toBe(250);
   });
 });
+
+describe('creates of an unknown rate', () => {
+  it('overlap as creates are accepted: at most half those accepted since the last refusal', () => {
+    let state = initialPacing();
+    for (let id = 1; id <= 6; id++) state = apply(state, ...accepted(id, id * 100));
+    state = apply(state, { type: 'sent', id: 7, at: 1_000 }, { type: 'sent', id: 8, at: 1_000 });
+    expect(nextCreateAt(state, 1_000)).toBe(1_000);
+    state = apply(state, { type: 'sent', id: 9, at: 1_000 });
+    expect(nextCreateAt(state, 1_000)).toBeUndefined();
+  });
+});

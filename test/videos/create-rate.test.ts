@@ -100,7 +100,7 @@ describe('a learned create rate', () => {
     const { client, dir, params } = await setup(false);
     const waits: number[] = [];
     const runs = Array.from({ length: 3 }, (_, i) =>
-      client.videos.generate(params, { output: join(dir, `${i}.mp4`), onThrottled: (ms) => void waits.push(ms), ...WAIT }),
+      client.videos.generate(params, { output: join(dir, `${i}.mp4`), onThrottled: (ms) => void waits.push(ms ?? 0), ...WAIT }),
     );
     await Promise.all(runs);
     expect(waits.length).toBeGreaterThan(0);
