@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { checkOptions } from './internal/arguments.js';
 import type { ConcurrencyLimiter, JobConcurrency } from './internal/concurrency-limiter.js';
+import type { CreateGate, CreateRateState } from './internal/create-gate.js';
 import type { CreateRate } from './internal/create-rate.js';
 import type { FetchFunction } from './internal/fetch-send.js';
 import type { Logger } from './internal/logger.js';
@@ -13,6 +14,7 @@ import { VideoEndpoints } from './resources/endpoints.js';
 import type { VideosParts } from './resources/videos.js';
 
 export type { JobConcurrency } from './internal/concurrency-limiter.js';
+export type { CreateRateState } from './internal/create-gate.js';
 export type { CreateRate } from './internal/create-rate.js';
 export type { RequestOptions } from './internal/request-options.js';
 export type { MediaLimits } from './lib/media/types.js';
@@ -55,6 +57,8 @@ export class Client<Options, V> {
   readonly #transport: Transport;
   /** Jobs running at once through this client: one limit shared by every helper. */
   readonly #limiter: ConcurrencyLimiter;
+  /** The one gate every create of the workflows waits at: the declared create rate, or one learned from 429s. */
+  readonly #createGate: CreateGate;
 
   // Typed `unknown` and a builder: the published types show no internal type. `platform` is the entry's
   // (internal/platform.ts), `videos` builds its `Videos` from the parts (resources/videos.ts's `VideosParts`).
@@ -72,6 +76,7 @@ export class Client<Options, V> {
     this.limits = settings.limits;
     this.billingIncrementSeconds = settings.billingIncrementSeconds;
     this.#limiter = settings.limiter;
+    this.#createGate = settings.createGate;
     this.logger = settings.logger;
     this.#transport = new Transport({
       apiKey: apiKey ?? '',
@@ -93,6 +98,7 @@ export class Client<Options, V> {
       limiter: this.#limiter,
       limits: this.limits,
       createRate: settings.createRate,
+      createGate: this.#createGate,
       billingIncrementSeconds: this.billingIncrementSeconds,
     };
     const parts: VideosParts = { transport: this.#transport, api, context, proxied: apiKey === undefined };
@@ -102,6 +108,15 @@ export class Client<Options, V> {
   /** The client's limit on jobs running at once, now: `{ limit, running, lastThrottle? }`. */
   get jobConcurrency(): JobConcurrency {
     return this.#limiter.snapshot();
+  }
+
+  /**
+   * The create-rate gate, now: where its rate comes from (`declared`, `learned` from 429s, or `none` yet), the rate,
+   * the creates waiting at it and when the next may go. Every create of `generate`, `createAndWait`, long videos and
+   * batches waits there; the bare `videos.create` does not.
+   */
+  get createRate(): CreateRateState {
+    return this.#createGate.snapshot();
   }
 
   /** A safe summary for logs and JSON: never the key. */

@@ -9,6 +9,7 @@ import type {
   MediaValidationIssue,
   OutputPathProblem,
 } from './errors.js';
+import type { CreateRateState } from './internal/create-gate.js';
 import type { CreateRate } from './internal/create-rate.js';
 import type { LogLevel } from './internal/logger.js';
 import type { BatchItemError, BatchProgress } from './lib/batch/types.js';
@@ -51,6 +52,7 @@ export declare namespace AvatarVideo {
     Client,
     ConnectionProblem,
     CreateRate,
+    CreateRateState,
     DownloadProgress,
     ErrorOrigin,
     FailedSegment,

@@ -1,5 +1,6 @@
 import type { Answer } from '../internal/api-promise.js';
 import type { ConcurrencyLimiter } from '../internal/concurrency-limiter.js';
+import type { CreateGate } from '../internal/create-gate.js';
 import type { CreateRate } from '../internal/create-rate.js';
 import type { RawHeaders } from '../internal/headers.js';
 import type { ResponseBody } from '../internal/http-client.js';
@@ -81,7 +82,8 @@ export interface Endpoints {
 
 /**
  * @internal The client's state the workflows of lib/ work in, beside the {@link Endpoints} they call: its logger,
- * its request defaults a workflow reads itself, its one limit on jobs running at once and its media limits.
+ * its request defaults a workflow reads itself, its one limit on jobs running at once, its one create-rate gate and
+ * its media limits.
  */
 export interface JobContext {
   readonly logger: Logger;
@@ -95,6 +97,8 @@ export interface JobContext {
   readonly limits: { maxAudioSeconds: number };
   /** The create rate declared (option or environment), if any. */
   readonly createRate: CreateRate | undefined;
+  /** The client's one gate in front of creates: every create the job runner sends waits there (declared or learned rate). */
+  readonly createGate: CreateGate;
   /** The billing step, in seconds: each job is billed its length rounded up to a multiple of it. */
   readonly billingIncrementSeconds: number;
 }

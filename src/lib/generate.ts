@@ -64,16 +64,18 @@ export interface GenerateOptions extends CreateAndWaitOptions {
    */
   videoId?: string | undefined;
   /**
-   * Awaited when a create is answered 429, with its `Retry-After` in ms (undefined without one), before any wait.
+   * Awaited when a create is answered 429, before any wait, with the wait in ms: the server's `Retry-After`, else
+   * the wait the client's create-rate gate learned from the refusals (until its next create may go; `client.createRate`),
+   * else undefined (the gate holds nothing back yet).
    * If it throws, `generate` rejects with exactly that error and no job was created (a queue's own rate-limit
-   * error goes back to the queue); if it returns, the create is sent again once the `Retry-After` has passed.
+   * error goes back to the queue, which can pause that long); if it returns, the create waits at the gate again.
    * @default undefined
    */
-  onThrottled?: ((retryAfterMs: number | undefined) => void | Promise<void>) | undefined;
+  onThrottled?: ((waitMs: number | undefined) => void | Promise<void>) | undefined;
   /**
    * `'external'` runs the job outside the client's limit on jobs running at once (a queue already limits them): it
    * waits for no place, takes none, and the client's limit does not learn from its create. A refused create waits
-   * its `Retry-After` holding the outside place; a job FAILED for a rate limit is created again at once: the outside
+   * at the client's create-rate gate (which every create passes) holding the outside place; a job FAILED for a rate limit is created again at once: the outside
    * limit paces the account's jobs, and a pause would leave its place idle.
    * @default 'client'
    */

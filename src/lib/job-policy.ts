@@ -1,5 +1,6 @@
-import { RateLimitError, VideoCancelledError, VideoFailedError } from '../errors.js';
+import { APIError, RateLimitError, VideoCancelledError, VideoFailedError } from '../errors.js';
 import type { JobOutcome } from '../internal/concurrency-limiter.js';
+import type { CreateAnswer } from '../internal/create-gate.js';
 import { backoff, INITIAL_DELAY, isRetryable, MAX_COMPUTED_DELAY, parseRetryAfter, retryDelay } from '../internal/retry.js';
 
 // Which jobs are made again, and when: the job runner's policy (lib/job-runner.ts), as pure functions. A create that
@@ -61,8 +62,9 @@ export interface RecreateContext {
 }
 
 /**
- * Milliseconds to wait before making the job again, or undefined to give up. A refused create waits its
- * `Retry-After` exactly (giving up when it is beyond `maxRetryDelay`), else the request backoff. After a job ran, the
+ * Milliseconds to wait before making the job again, or undefined to give up. A create refused 429 waits nothing
+ * here: the create-rate gate paces the next (its `Retry-After` included), so the two never add up; one whose
+ * `Retry-After` is beyond `maxRetryDelay` gives up. Any other refused create waits the request backoff. After a job ran, the
  * backoff counts in quarters of `jobMs`, to suit 300 ms mock jobs and two-minute real ones; none after a job FAILED
  * for a rate limit when a limit outside the SDK holds its place: that limit paces the account's jobs, and a pause
  * would only leave its place idle while the queue's other jobs wait.
@@ -71,12 +73,24 @@ export function recreateDelay(failure: JobFailure, context: RecreateContext): nu
   const { tries, maxJobs, maxRetryDelay, jobMs, outsideLimit, random } = context;
   if (!shouldRecreate(failure)) return undefined;
   if (failure.kind === 'refused') {
-    return tries > MAX_REFUSED_CREATES ? undefined : retryDelay(tries, failure.retryAfterMs, { maxRetryDelay, random });
+    if (tries > MAX_REFUSED_CREATES) return undefined;
+    const delay = retryDelay(tries, failure.retryAfterMs, { maxRetryDelay, random });
+    return failure.throttled && delay !== undefined ? 0 : delay;
   }
   if (tries >= maxJobs) return undefined;
   if (failure.kind === 'failed' && failure.rateLimited && outsideLimit) return 0;
   const delay = backoff(tries, INITIAL_DELAY, MAX_COMPUTED_DELAY, random);
   return jobMs === undefined ? delay : Math.round((delay * jobMs) / 4 / INITIAL_DELAY);
+}
+
+/**
+ * What the create-rate gate hears of a create that failed with `error`: a 429 (`throttled`), a refusal or a failure
+ * before it was sent that made no job (`released`: an error answer, or unsent), or one that may have made a job.
+ */
+export function createAnswer(error: unknown): CreateAnswer {
+  if (error instanceof RateLimitError) return 'throttled';
+  if (error instanceof APIError && error.status !== undefined) return 'released';
+  return isRetryable('create', error) ? 'released' : 'unknown';
 }
 
 /** What a job's end teaches the concurrency policy: a rate-limited failure throttles, any other end shows there was room. */

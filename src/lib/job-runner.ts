@@ -4,7 +4,7 @@ import type { ConcurrencyLimiter, JobPlace } from '../internal/concurrency-limit
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
 import type { CreateOptions, CreateUpload, Endpoints, JobContext } from './endpoints.js';
-import { jobFailure, limiterOutcome, recreateDelay } from './job-policy.js';
+import { createAnswer, jobFailure, limiterOutcome, recreateDelay } from './job-policy.js';
 import type { VideoCreateParams } from './media/prepare.js';
 import { pollHint } from './poll-schedule.js';
 import { type WaitOptions, waitForVideo } from './wait.js';
@@ -44,17 +44,22 @@ export interface JobRun {
   stop?: AbortSignal | undefined;
   /** What the APIUserAbortError says was aborted when `signal` fires between jobs (`abortError`'s `what`). */
   aborted: string;
-  /** Awaited on each create answered 429, before any wait: what it throws ends the run as thrown, no job made. */
-  onThrottled?: ((retryAfterMs: number | undefined) => void | Promise<void>) | undefined;
+  /**
+   * Awaited on each create answered 429, before the create waits at the gate again: `waitMs` is the server's
+   * Retry-After, else the wait the gate learned (until its next create may go), else undefined. What it throws ends
+   * the run as thrown, no job made.
+   */
+  onThrottled?: ((waitMs: number | undefined) => void | Promise<void>) | undefined;
   /** Told as a job takes (1) and gives back (-1) its place: a batch counts its running jobs. */
   onRunning?: ((delta: 1 | -1) => void) | undefined;
 }
 
 /**
  * Make one video's job until it is COMPLETE: take up the job `plan.resume` names, else create one, and wait for it,
- * holding a place of the client's limit from create to end (none with `jobLimit: 'external'`). The create is sent
- * once per try; a refused one (429, 503, unsent) and a job FAILED for a rate limit or a fault of the service are made
- * again within the budgets of job-policy.ts, their delay waited without a place. The limiter hears what happened to
+ * holding a place of the client's limit from create to end (none with `jobLimit: 'external'`). Each create waits at
+ * the client's create-rate gate (with either limit) and tells it its answer; it is sent once per try. A refused one
+ * (429, 503, unsent) and a job FAILED for a rate limit or a fault of the service are made again within the budgets
+ * of job-policy.ts, their delay waited without a place (a 429's none: the gate paces it). The limiter hears what happened to
  * each job (its create's answer, how it ended: `limiterOutcome`) through its place, from here and nowhere else.
  * Throws the last failure once the budgets are spent.
  */
@@ -108,20 +113,29 @@ async function makeOnce(plan: JobPlan, run: JobRun, state: RunState, place: JobP
   }
 }
 
-/** Send one create (no retries of its own), tell the place how it was answered, record the job. */
+/**
+ * Send one create (no retries of its own) once the create-rate gate lets it go, tell the gate and the place how it
+ * was answered, record the job.
+ */
 async function create(plan: JobPlan, run: JobRun, state: RunState, place: JobPlace | undefined) {
   state.upload ??= await run.api.openCreate(plan.params, { validate: run.create.validate });
-  await plan.creating?.();
+  // Before the ledger's `creating` line: a run stopped at the gate has sent nothing to be in doubt about.
+  const ticket = await run.context.createGate.take(run.signal, run.aborted);
   const sentAt = place?.now();
   let video: Video;
   let hint: number | undefined;
   try {
+    await plan.creating?.();
     const answer = await state.upload.send({ ...run.create, signal: run.signal, maxRetries: 0 });
     [video, hint] = [answer.data, pollHint(answer.headers)];
   } catch (error) {
-    if (error instanceof RateLimitError) place?.throttled(error.retryAfter, sentAt);
+    const retryAfter = error instanceof RateLimitError ? error.retryAfter : undefined;
+    ticket.settle(createAnswer(error), retryAfter);
+    // A probe of the gate refused without a Retry-After is about the rate's window alone, not about jobs at once.
+    if (error instanceof RateLimitError && !(ticket.probe && retryAfter === undefined)) place?.throttled(retryAfter, sentAt);
     throw error;
   }
+  ticket.settle('accepted');
   place?.admitted();
   state.jobId = video.id;
   // Awaited before anything else can fail: the caller records a job it now pays for.
@@ -136,7 +150,7 @@ async function create(plan: JobPlan, run: JobRun, state: RunState, place: JobPla
 async function pauseBeforeNext(error: unknown, plan: JobPlan, run: JobRun, state: RunState, jobMs: number | undefined) {
   const failure = jobFailure(error, state.jobId);
   if (failure === undefined) throw error;
-  if (failure.kind === 'refused' && failure.throttled) await run.onThrottled?.(failure.retryAfterMs);
+  if (failure.kind === 'refused' && failure.throttled) await run.onThrottled?.(failure.retryAfterMs ?? run.context.createGate.waitMs);
   const tries =
     failure.kind === 'refused' ? ++state.refused : await plan.ended(state.jobId as string, error as VideoFailedError | VideoCancelledError);
   state.jobId = undefined;

@@ -3,6 +3,7 @@
 // `node:` module). What needs a filesystem is Node's, Bun's and Deno's only (the README's Runtimes table).
 import { Client } from '../client.js';
 import type { APIErrorDetail, ConnectionProblem, ErrorOrigin, MediaIssueCode, MediaValidationIssue } from '../errors.js';
+import type { CreateRateState } from '../internal/create-gate.js';
 import type { LogLevel } from '../internal/logger.js';
 import { VideoCalls } from '../resources/videos.js';
 import { type ClientOptions, platform, type VideoContent, type VideoCreateParams } from './platform.js';
@@ -41,7 +42,17 @@ export class AvatarVideo extends Client<ClientOptions, Videos> {
  * and `Videos` extend) rather than build or pass whole: named as `AvatarVideo.MediaValidationIssue`, as on the Node entry.
  */
 export declare namespace AvatarVideo {
-  export type { APIErrorDetail, Client, ConnectionProblem, ErrorOrigin, LogLevel, MediaIssueCode, MediaValidationIssue, VideoCalls };
+  export type {
+    APIErrorDetail,
+    Client,
+    ConnectionProblem,
+    CreateRateState,
+    ErrorOrigin,
+    LogLevel,
+    MediaIssueCode,
+    MediaValidationIssue,
+    VideoCalls,
+  };
 }
 
 export default AvatarVideo;
@@ -71,6 +82,7 @@ export {
 } from '../errors.js';
 export { APIPromise, type APIResponse } from '../internal/api-promise.js';
 export type { JobConcurrency } from '../internal/concurrency-limiter.js';
+export type { CreateRateState } from '../internal/create-gate.js';
 export type { CreateRate } from '../internal/create-rate.js';
 export type { Logger } from '../internal/logger.js';
 export type { RequestOptions } from '../internal/request-options.js';

@@ -34,15 +34,18 @@ const RATE_LIMITED = { status: 'FAILED', error: { code: 'rate_limit_exceeded', m
 const closers = useCleanup();
 beforeAll(async () => {
   mock = await startMockServer({ processingMs: 150 });
-  client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
   dir = await mkdtemp(join(tmpdir(), 'avatar-bullmq-'));
   closers.push(
-    () => client.close(),
     () => mock.close(),
     () => rm(dir, { recursive: true, force: true }),
   );
   audio = join(dir, 'speech.wav');
   await writeFile(audio, wav(1));
+});
+// A client per test: what its create-rate gate learns from one test's 429 is not the next test's.
+beforeEach(() => {
+  client = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL, logLevel: 'off' });
+  closers.push(() => client.close());
 });
 beforeEach(() => mock.reset());
 

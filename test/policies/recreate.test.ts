@@ -50,7 +50,9 @@ describe('re-creating a job', () => {
     for (const tries of [1, 2, 3, 6]) {
       for (const random of [() => 0, () => 1]) {
         const seconds = retryDelay(tries, undefined, { maxRetryDelay: 1e9, random }) as number;
-        for (const throttled of [true, false]) expect(recreateDelay(refused(throttled), at({ tries, maxJobs: 10, random }))).toBe(seconds);
+        expect(recreateDelay(refused(false), at({ tries, maxJobs: 10, random }))).toBe(seconds);
+        // A 429 waits nothing here: the create-rate gate paces the next create.
+        expect(recreateDelay(refused(true), at({ tries, maxJobs: 10, random }))).toBe(0);
         expect(recreateDelay(failed('internal_error'), at({ tries, maxJobs: 10, random }))).toBe(seconds);
         // 2 s jobs: the first delay is half a second, as retryDelay's; 300 ms jobs: 75 ms.
         expect(recreateDelay(failed('internal_error'), at({ tries, maxJobs: 10, jobMs: 2_000, random }))).toBe(seconds);
@@ -64,11 +66,12 @@ describe('re-creating a job', () => {
     expect(recreateDelay(failed('x', true), at({ tries: 2, maxJobs: 10, jobMs: 120_000, random: () => 1 }))).toBe(45_000);
   });
 
-  it('waits a refused create’s Retry-After exactly, and gives up at once on one beyond maxRetryDelay', () => {
-    expect(recreateDelay(refused(true, 1_500), at({ tries: 3, maxJobs: 10 }))).toBe(1_500);
+  it('leaves a 429’s Retry-After to the gate, and gives up at once on one beyond maxRetryDelay', () => {
+    expect(recreateDelay(refused(true, 1_500), at({ tries: 3, maxJobs: 10 }))).toBe(0);
+    expect(recreateDelay(refused(false, 1_500), at({ tries: 3, maxJobs: 10 }))).toBe(1_500);
     expect(recreateDelay(refused(false, 0), at({ tries: 1, maxJobs: 10 }))).toBe(0);
     expect(recreateDelay(refused(true, 120_000), at({ tries: 1, maxJobs: 10 }))).toBeUndefined();
-    expect(recreateDelay(refused(true, 120_000), { tries: 1, maxJobs: 10, maxRetryDelay: 120_000 })).toBe(120_000);
+    expect(recreateDelay(refused(true, 120_000), { tries: 1, maxJobs: 10, maxRetryDelay: 120_000 })).toBe(0);
   });
 
   it('makes a job FAILED for a rate limit again at once when a limit outside the SDK holds its place', () => {

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitError, VideoFailedError } from '../../src/errors.js';
 import type { Answer } from '../../src/internal/api-promise.js';
 import { ConcurrencyLimiter, type JobPlace } from '../../src/internal/concurrency-limiter.js';
+import { CreateGate } from '../../src/internal/create-gate.js';
 import type { RequestOptions } from '../../src/internal/request-options.js';
 import type { Endpoints, JobContext } from '../../src/lib/endpoints.js';
 import { MAX_REFUSED_CREATES } from '../../src/lib/job-policy.js';
@@ -42,6 +43,7 @@ function endpoints(code: string | undefined, answers: Array<Error | undefined> =
     limiter,
     limits: { maxAudioSeconds: 60 },
     createRate: undefined,
+    createGate: new CreateGate(),
     billingIncrementSeconds: 6,
   };
   const created: string[] = [];

@@ -95,7 +95,10 @@ describe('refused creates and the client limit', () => {
     const madeAgain: string[] = [];
     const quiet = () => {};
     const logger = { debug: quiet, warn: quiet, error: quiet, info: (line: string) => void madeAgain.push(line) };
-    const { client } = await setup(service, 2, { logger, logLevel: 'info' });
+    // A declared create rate the burst fits: without one, the create-rate gate sends one create at a time until a
+    // 429 teaches it the rate, and three creates would never be on the wire together.
+    const createRate = { limit: 100, windowSeconds: 1 };
+    const { client } = await setup(service, 2, { logger, logLevel: 'info', createRate });
     const fast = { validate: false, pollInterval: 10 };
     await Promise.all(Array.from({ length: WARM }, () => client.videos.createAndWait(params, fast)));
     expect(client.jobConcurrency).toEqual({ limit: WARM + 1, running: 0 });
