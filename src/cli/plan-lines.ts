@@ -41,15 +41,21 @@ export function planLines(
   ];
 }
 
-/** The create rate the CLI's times assume: the plan's (declared, else the published 2 a minute). */
-export function rateInForce(plan: VideoPlan): AvatarVideo.CreateRate {
-  // The one place to read the client's gate instead (its learned rate, its next create) once the client shows it.
-  return plan.assumes.createRate;
+/**
+ * The create rate the CLI's times assume: the client's gate's (declared, or learned from the service's 429s) once it
+ * knows one, else the plan's (declared, else the published 2 a minute).
+ */
+export function rateForTimes(plan: VideoPlan, gate?: AvatarVideo.CreateRateState): AvatarVideo.CreateRate {
+  return gate?.rate ?? plan.assumes.createRate;
 }
 
-/** Seconds a run has left with `jobsLeft` jobs not yet finished: the least the create rate lets them take. */
-export function secondsLeft(plan: VideoPlan, jobsLeft: number): number {
-  return earliestFinishSeconds(jobsLeft, rateInForce(plan), plan.assumes.jobSeconds);
+/**
+ * Seconds a run has left with `jobsLeft` jobs not yet finished: the least the create rate lets them take, from the
+ * moment the gate lets the next create go when it holds one back.
+ */
+export function secondsLeft(plan: VideoPlan, jobsLeft: number, gate?: AvatarVideo.CreateRateState, now = Date.now()): number {
+  const held = gate?.nextCreateAt ? Math.max(0, gate.nextCreateAt.getTime() - now) / 1000 : 0;
+  return held + earliestFinishSeconds(jobsLeft, rateForTimes(plan, gate), plan.assumes.jobSeconds);
 }
 
 /** `45 seconds`, `4 minutes`, `2 h 5 min`. */

@@ -82,7 +82,7 @@ async function makeBatch(
       outputDir: outDir,
       concurrency: flags.concurrency,
       signal: session.signal,
-      onRunProgress: progressReporter(session, () => secondsLeft(plan, left.jobs)),
+      onRunProgress: progressReporter(session, () => secondsLeft(plan, left.jobs, client.createRate)),
       onItem: (result) => {
         left.finished(result.key);
         if (result.status === 'failed') session.note(`failed ${result.key}: ${result.error?.code} ${result.error?.message}`);
@@ -117,8 +117,8 @@ function jobsLeft(plan: AvatarVideo.VideoPlan) {
 
 /**
  * A bar with done, failed, running and the time left on a terminal; in a log, a line only when an item finishes. The
- * time left is what the create rate lets the jobs not finished take (`secondsLeft`), not this run's pace so far: under
- * the rate, the first items' pace says little of the rest.
+ * time left is what the create rate lets the jobs not finished take from the gate's next create (`secondsLeft`), not
+ * this run's pace so far: under the rate, the first items' pace says little of the rest.
  */
 function progressReporter(session: Session, timeLeft: () => number): (progress: AvatarVideo.BatchProgress) => void {
   let finished = -1;
