@@ -72,3 +72,33 @@ describe('mock --queued-ms', () => {
     expect(help.stdout).toMatch(/--queued-ms <ms>/);
   });
 });
+
+describe('mock --create-rate', () => {
+  it("refuses creates beyond the rate with the service's 429 body, and refuses a rate it cannot read", async () => {
+    const answers: Array<number | string> = [];
+    let asked = false;
+    /** Once the mock says where it listens, make two creates there at once; Ctrl-C once both are answered. */
+    const createdTwice = (stderr: string) => {
+      const baseURL = /base URL (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1];
+      if (baseURL && !asked) {
+        asked = true;
+        const client = new AvatarVideo({ apiKey: 'test-key', baseURL, logLevel: 'off', maxRetries: 0 });
+        const create = () =>
+          client.videos.create({ audio_reference: AUDIO, image_reference: IMAGE }).then(
+            (video) => answers.push(video.status),
+            (error: { status?: number; body?: unknown }) => answers.push(error.status ?? 0, JSON.stringify(error.body)),
+          );
+        void create()
+          .then(create)
+          .finally(() => client.close());
+      }
+      return answers.length >= 3;
+    };
+    const result = await runCli(['mock', '--create-rate', '1/60'], { cwd: work, env: { NO_COLOR: '1' }, interruptWhen: createdTwice });
+    expect(result.code).toBe(0);
+    expect(answers).toEqual(['PROCESSING', 429, '{"error":{"type":"rate_limit_exceeded","message":"Rate limit exceeded."}}']);
+    const refused = await runCli(['mock', '--create-rate', 'two a minute'], { cwd: work, env: {} });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--create-rate.*<creates>\/<seconds>/s);
+  });
+});
