@@ -41,9 +41,10 @@ const work = await mkdtemp(join(tmpdir(), 'bench-create-rate-'));
 const audio = join(work, 'speech.wav');
 const longAudio = join(work, 'long.wav');
 await writeFile(audio, wav(1));
-// Speech-like audio (a pause every 2 s) cut at quiet points within 10 s: nine segments.
-const MAX_SEGMENT_SECONDS = 10;
-await writeFile(longAudio, speechLikeWav(86));
+// Speech-like audio (a pause every 2 s) of 100 s, cut within 12 s just below the billing step's multiples (11.9 s):
+// nine segments.
+const MAX_SEGMENT_SECONDS = 12;
+await writeFile(longAudio, speechLikeWav(100));
 
 interface ChildResult {
   wallMs: number;
