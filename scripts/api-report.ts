@@ -13,7 +13,14 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CompilerState, Extractor, ExtractorConfig, type ExtractorMessage, type IConfigFile } from '@microsoft/api-extractor';
+import {
+  CompilerState,
+  Extractor,
+  ExtractorConfig,
+  ExtractorLogLevel,
+  type ExtractorMessage,
+  type IConfigFile,
+} from '@microsoft/api-extractor';
 
 const REPOSITORY = fileURLToPath(new URL('../', import.meta.url));
 const SUFFIX = '.api.md';
@@ -97,8 +104,8 @@ function configFor(root: string, reports: string, entry: ApiEntry, all: ApiEntry
     messages: {
       // The package marks no release stages (@public, @beta) and its TSDoc uses tags of its own (@default): neither is
       // what the report is for. A type a signature reaches but the entry does not export is noted in the report.
-      extractorMessageReporting: { 'ae-missing-release-tag': { logLevel: 'none' } },
-      tsdocMessageReporting: { default: { logLevel: 'none' } },
+      extractorMessageReporting: { 'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None } },
+      tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
     },
   };
 }
