@@ -1,6 +1,10 @@
-import { InvalidArgumentError } from 'avatar-video';
+import { type AvatarVideo, InvalidArgumentError } from 'avatar-video';
+
+/** The create rate, as the client takes it: `{ limit, windowSeconds }`. */
+type CreateRate = AvatarVideo.CreateRate;
+
 import type { WorkerOptions } from 'bullmq';
-import { CREATE_RATE_EXPECTED, type CreateRate, createRateEnvProblem, isCreateRate, parseCreateRate } from '../internal/create-rate.js';
+import { CREATE_RATE_EXPECTED, createRateEnvProblem, isCreateRate, parseCreateRate } from '../internal/create-rate.js';
 
 /** The worker options the processor relies on: what `workerDefaults` and `workerOptions` give. */
 export type VideoWorkerSettings = Readonly<

@@ -23,7 +23,7 @@ export interface MockVideo {
    * Outside the spec, as the service's own docs show it: set once COMPLETE, absent before. It points at the reserved
    * `.invalid` domain: the mock serves no share page, the field is there to test that it reaches your code.
    */
-  share_link_url?: string;
+  share_link_url?: string | undefined;
   video_id: string;
 }
 
