@@ -4,6 +4,8 @@
  * MaxListenersExceededWarning past ten), and an abort still stops each of them.
  */
 import { getEventListeners } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APIUserAbortError } from '../../src/index.js';
 import { whenAborted } from '../../src/internal/abort-listener.js';
@@ -148,5 +150,21 @@ describe('1,000 waits on one signal', () => {
     expect(listeners(controller.signal)).toBe(1);
     controller.abort();
     expect(new Set(await outcomes(asleep))).toEqual(new Set(['aborted']));
+  });
+});
+
+describe('one mechanism', () => {
+  it("leaves addEventListener('abort') to abort-listener.ts in src/, but for the proxy, the MCP server and the CLI", () => {
+    // Those three add one listener to a signal they hold (a browser's request, a session), never one per job.
+    const src = join(import.meta.dirname, '../../src');
+    const own = ['proxy/', 'mcp/', 'cli/', 'internal/abort-listener.ts'];
+    const files = (readdirSync(src, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));
+    const adding = files.filter(
+      (file) =>
+        !own.some((prefix) => file.replaceAll('\\', '/').startsWith(prefix)) &&
+        /addEventListener\(\s*['"]abort['"]/.test(readFileSync(join(src, file), 'utf8')),
+    );
+    expect(files.length).toBeGreaterThan(50);
+    expect(adding).toEqual([]);
   });
 });
