@@ -1,4 +1,5 @@
 import { abortError } from './abort.js';
+import { whenAborted } from './abort-listener.js';
 import {
   allowedConcurrency,
   type ConcurrencyBounds,
@@ -148,16 +149,15 @@ export class ConcurrencyLimiter {
 
   #place({ signal }: RunOptions): Promise<Release> {
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
+      if (signal?.aborted) return reject(abortError(signal, 'The wait for a job slot'));
+      const forget = whenAborted(signal, () => {
         this.#waiters = this.#waiters.filter((other) => other !== grant);
         reject(abortError(signal, 'The wait for a job slot'));
-      };
+      });
       const grant = (release: Release) => {
-        signal?.removeEventListener('abort', onAbort);
+        forget();
         resolve(release);
       };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(grant);
       this.#pump();
     });

@@ -1,4 +1,5 @@
 import { abortError } from './abort.js';
+import { whenAborted } from './abort-listener.js';
 import { initialPacing, nextCreateAt, nextPacing, type PacingState, rateInForce, relaxed } from './create-pacing.js';
 import type { CreateRate } from './create-rate.js';
 
@@ -63,19 +64,18 @@ export class CreateGate {
    */
   take(signal: AbortSignal | undefined, what: string): Promise<CreateTicket> {
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
+      if (signal?.aborted) return reject(abortError(signal, what));
+      const forget = whenAborted(signal, () => {
         this.#waiters = this.#waiters.filter((other) => other !== waiter);
         reject(abortError(signal, what));
         this.#pump();
-      };
+      });
       const waiter: Waiter = {
         grant: (ticket) => {
-          signal?.removeEventListener('abort', onAbort);
+          forget();
           resolve(ticket);
         },
       };
-      if (signal?.aborted) return reject(abortError(signal, what));
-      signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
       this.#pump();
     });

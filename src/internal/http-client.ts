@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, type ErrorOrigin } from '../errors.js';
 import { abortError } from './abort.js';
+import { whenAborted } from './abort-listener.js';
 import { describeServer, diagnose, NOT_CONNECTED } from './connection-problem.js';
 import { header, type RawHeaders } from './headers.js';
 import { scrub } from './redact.js';
@@ -145,17 +146,15 @@ export class AttemptGuard {
   #timedOut = false;
   #committed = false;
   readonly #timer: ReturnType<typeof setTimeout>;
-  readonly #onAbort: (() => void) | undefined;
+  /** Forgets the stop on the caller's signal (its one shared listener: abort-listener.ts). */
+  readonly #forgetSignal: () => void;
 
   constructor(attempt: Attempt, secret: string, onStop: (reason: Error) => void) {
     this.attempt = attempt;
     this.#secret = secret;
     this.#onStop = onStop;
     const { signal, timeout } = attempt;
-    if (signal) {
-      this.#onAbort = () => this.#committed || this.stop(signal.reason);
-      signal.addEventListener('abort', this.#onAbort, { once: true });
-    }
+    this.#forgetSignal = whenAborted(signal, () => this.#committed || this.stop(signal?.reason));
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
       this.stop(new Error(`timed out after ${timeout} ms`));
@@ -192,7 +191,7 @@ export class AttemptGuard {
   /** Let go of the timer and the signal. */
   done(): void {
     clearTimeout(this.#timer);
-    if (this.#onAbort) this.attempt.signal?.removeEventListener('abort', this.#onAbort);
+    this.#forgetSignal();
   }
 
   /** The SDK error for a failure, as its implementation read it (`code`, a stalled body, the proxy), key scrubbed. */

@@ -1,5 +1,6 @@
 import { APIError, APIUserAbortError, VideoCancelledError, VideoFailedError, WaitTimeoutError } from '../errors.js';
 import { abortError } from '../internal/abort.js';
+import { whenAborted } from '../internal/abort-listener.js';
 import { isRetryable } from '../internal/retry.js';
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
@@ -77,13 +78,12 @@ export async function waitForVideo(
   const { signal } = options;
   if (signal?.aborted) wait.interrupted(undefined);
   const deadline = setTimeout(() => wait.controller.abort(new Error('wait deadline')), wait.waitTimeout);
-  const forwardAbort = () => wait.controller.abort(signal?.reason);
-  signal?.addEventListener('abort', forwardAbort, { once: true });
+  const forgetSignal = whenAborted(signal, () => wait.controller.abort(signal?.reason));
   try {
     return await wait.pollUntilSettled(initial?.video, initial?.hint);
   } finally {
     clearTimeout(deadline);
-    signal?.removeEventListener('abort', forwardAbort);
+    forgetSignal();
   }
 }
 
