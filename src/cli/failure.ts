@@ -113,7 +113,7 @@ function inCliTerms(error: Error, context: FailureContext): string {
     const service = context.serviceAddress
       ? ` (the service address, ${shorten(context.serviceAddress)}, from --base-url or AVATAR_VIDEO_BASE_URL)`
       : '';
-    return `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
+    return `Could not connect to ${refused}${service}: the connection was refused, so nothing was sent. Is the service running there, and is the address right?`;
   }
   // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).
   return messageWithoutAdvice(error);
