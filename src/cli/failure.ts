@@ -2,6 +2,7 @@ import {
   APIConnectionError,
   APIError,
   APIUserAbortError,
+  AuthenticationError,
   AvatarVideoError,
   MediaValidationError,
   ResponseValidationError,
@@ -59,7 +60,7 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
     .filter(([key]) => details[key] !== undefined && !message.includes(String(details[key])))
     .map(([key, label]) => `${label} ${details[key]}`);
   const lines = [message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
-  const fix = connectionFix(error, context);
+  const fix = error instanceof AuthenticationError ? keyFix(context) : connectionFix(error, context);
   if (fix === undefined) return { exitCode: ExitCode.failed, lines, json: { error: { type: known.name, message, ...details } } };
   return {
     exitCode: ExitCode.failed,
@@ -67,6 +68,15 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
     json: { error: { type: known.name, message, ...details, fix } },
     fix,
   };
+}
+
+/**
+ * What to change after a 401: the key the CLI sent is AVATAR_VIDEO_API_KEY's (there is no key flag), so that is the
+ * variable to name; the likeliest mistake is a key of another service, or a real key sent to the mock.
+ */
+function keyFix(context: FailureContext): string {
+  const mock = `${context.command ?? 'avatar-video'} mock`;
+  return `the service did not accept the key in AVATAR_VIDEO_API_KEY: export the key this service issued (for the mock, the one \`${mock}\` prints)`;
 }
 
 /**
