@@ -2,6 +2,7 @@ import {
   APIConnectionError,
   APIError,
   APIUserAbortError,
+  AuthenticationError,
   AvatarVideoError,
   MediaValidationError,
   ResponseValidationError,
@@ -59,7 +60,7 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
     .filter(([key]) => details[key] !== undefined && !message.includes(String(details[key])))
     .map(([key, label]) => `${label} ${details[key]}`);
   const lines = [message, ...(facts.length > 0 ? [`(${facts.join(', ')})`] : [])];
-  const fix = connectionFix(error, context);
+  const fix = error instanceof AuthenticationError ? keyFix(context) : connectionFix(error, context);
   if (fix === undefined) return { exitCode: ExitCode.failed, lines, json: { error: { type: known.name, message, ...details } } };
   return {
     exitCode: ExitCode.failed,
@@ -67,6 +68,15 @@ export function cliFailure(error: unknown, interrupted: boolean, context: Failur
     json: { error: { type: known.name, message, ...details, fix } },
     fix,
   };
+}
+
+/**
+ * What to change after a 401: the key the CLI sent is AVATAR_VIDEO_API_KEY's (there is no key flag), so that is the
+ * variable to name; the likeliest mistake is a key of another service, or a real key sent to the mock.
+ */
+function keyFix(context: FailureContext): string {
+  const mock = `${context.command ?? 'avatar-video'} mock`;
+  return `the service did not accept the key in AVATAR_VIDEO_API_KEY: export the key this service issued (for the mock, the one \`${mock}\` prints)`;
 }
 
 /**
@@ -113,7 +123,7 @@ function inCliTerms(error: Error, context: FailureContext): string {
     const service = context.serviceAddress
       ? ` (the service address, ${shorten(context.serviceAddress)}, from --base-url or AVATAR_VIDEO_BASE_URL)`
       : '';
-    return `Could not connect to ${refused}${service}: the connection was refused. Is the service running there, and is the address right?`;
+    return `Could not connect to ${refused}${service}: the connection was refused, so nothing was sent. Is the service running there, and is the address right?`;
   }
   // The SDK's advice after a job names SDK calls; the CLI adds the command that goes on instead (resume.ts).
   return messageWithoutAdvice(error);

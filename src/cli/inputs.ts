@@ -13,10 +13,10 @@ type CheckedInputs = { params: VideoCreateParams; checked: ValidatedCreate; long
  * Check the input flags locally, the way `videos.create` will, and report every problem at once: files that
  * cannot be read, and everything validation finds in the files that can. Gives the create parameters (holding
  * the paths), and whether the audio is longer than one job takes (only allowed when asked: `generate` makes
- * it in segments).
+ * it in segments). `command` is the command as run (session.command), for the hint that names `generate`.
  * @throws UsageError listing each problem.
  */
-export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: boolean }): Promise<CheckedInputs> {
+export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: boolean; command: string }): Promise<CheckedInputs> {
   const problems = flagProblems(flags);
   const params: Record<string, string> = {};
   for (const [flag, field] of Object.entries(MEDIA_FLAGS)) {
@@ -30,7 +30,7 @@ export async function checkInputs(flags: MediaFlags, options: { allowLongAudio: 
 
   try {
     const create = params as unknown as VideoCreateParams;
-    const hint = '`avatar-video generate` makes longer videos in segments';
+    const hint = `\`${options.command} generate\` makes longer videos in segments`;
     const { checked, long } = await validateForSegments(create, { allowLong: options.allowLongAudio, hint });
     if (problems.length === 0) return { params: create, checked, long };
   } catch (error) {

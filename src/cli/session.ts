@@ -76,6 +76,8 @@ export class Session {
     // Node 20's styleText checks neither itself.
     const colour = Boolean(stderr.isTTY) && (process.env.NO_COLOR ?? '') === '';
     this.paint = (style, text) => (colour ? styleText(style, text) : text);
+    // Ctrl-C releases the terminal at once: what is said after it goes on lines of its own, not into a bar.
+    signal.addEventListener('abort', () => this.#progress?.stop(), { once: true });
   }
 
   /** Take the options every command accepts. */
@@ -188,9 +190,15 @@ export class Session {
     await this.#dispatcher?.close();
   }
 
-  /** SDK log lines go through the progress display, so they do not tear a bar apart. */
+  /**
+   * SDK log lines go through the progress display, so they do not tear a bar apart. After Ctrl-C they are dropped: the
+   * SDK's warning that a call stopped with a job in hand says what the CLI's own report then says in its terms (the
+   * job, and the command that goes on with it), once.
+   */
   #logger(): Logger {
-    const line = (level: string) => (message: string) => this.note(`${level}: ${message}`);
+    const line = (level: string) => (message: string) => {
+      if (!this.signal.aborted) this.note(`${level}: ${message}`);
+    };
     return { debug: line('debug'), info: line('info'), warn: line('warning'), error: line('error') };
   }
 }

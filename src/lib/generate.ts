@@ -4,7 +4,7 @@ import type { Video } from '../schemas.js';
 import { type DownloadProgress, downloadVideo } from './download.js';
 import type { CreateOptions, Endpoints, JobContext } from './endpoints.js';
 import { type JobStage, namingJob, nextCall } from './job-error.js';
-import { DEFAULT_JOB_ATTEMPTS, MAX_REFUSED_CREATES } from './job-policy.js';
+import { DEFAULT_JOB_ATTEMPTS, MAX_REFUSED_CREATES, MAX_UNREACHED_CREATES } from './job-policy.js';
 import { type JobRun, runJob } from './job-runner.js';
 import type { VideoCreateParams } from './media/prepare.js';
 import { type JobTrace, traceJob } from './tracing.js';
@@ -16,7 +16,7 @@ export type { CreateOptions } from './endpoints.js';
  * Where `maxRetries` applies, for the methods that take no `maxRetries` of their own (refused there, not ignored):
  * the job runner alone sends a job's refused create again.
  */
-export const MAX_RETRIES_APPLIES = `a refused create is sent again by the job runner (up to ${MAX_REFUSED_CREATES} times, and maxJobAttempts jobs), not by maxRetries; maxRetries applies to videos.create and the other endpoint methods, and to the downloads of generate, generateLong and download`;
+export const MAX_RETRIES_APPLIES = `a refused create is sent again by the job runner (up to ${MAX_REFUSED_CREATES} times, ${MAX_UNREACHED_CREATES} when no connection opened, and maxJobAttempts jobs), not by maxRetries; maxRetries applies to videos.create and the other endpoint methods, and to the downloads of generate, generateLong and download`;
 
 /**
  * Options of `videos.createAndWait`. `timeout`, `maxRetryDelay` and `headers` apply to the create request (its
@@ -49,7 +49,7 @@ export interface CreateAndWaitOptions extends WaitOptions, Omit<CreateOptions, '
 export interface GenerateOptions extends CreateAndWaitOptions {
   /**
    * Retries of each of the download's requests, for failures safe to repeat. Not of the create: the job runner sends
-   * a refused one again (up to 20 times), and no other may be sent twice.
+   * a refused one again (up to 20 times, twice when no connection opened), and no other may be sent twice.
    * @default the client's `maxRetries` (2)
    */
   maxRetries?: number | undefined;

@@ -1,4 +1,11 @@
-import { APIError, RateLimitError, VideoCancelledError, VideoFailedError } from '../errors.js';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  RateLimitError,
+  VideoCancelledError,
+  VideoFailedError,
+} from '../errors.js';
 import type { JobOutcome } from '../internal/concurrency-limiter.js';
 import type { CreateAnswer } from '../internal/create-gate.js';
 import { backoff, INITIAL_DELAY, isRetryable, MAX_COMPUTED_DELAY, parseRetryAfter, retryDelay } from '../internal/retry.js';
@@ -8,10 +15,12 @@ import { backoff, INITIAL_DELAY, isRetryable, MAX_COMPUTED_DELAY, parseRetryAfte
 
 /**
  * How one try at making a job went wrong: a create refused before any job started (`throttled` for a 429, with the
- * server's `Retry-After` in ms), or a job that ended FAILED (`rateLimited` when its code says so) or CANCELLED.
+ * server's `Retry-After` in ms; `unreached` when no connection opened: `'refused'` for a refusal, no DNS answer or no
+ * route, `'timed-out'` when opening it took the whole connect timeout), or a job that ended FAILED (`rateLimited` when
+ * its code says so) or CANCELLED.
  */
 export type JobFailure =
-  | { kind: 'refused'; throttled: boolean; retryAfterMs: number | undefined }
+  | { kind: 'refused'; throttled: boolean; retryAfterMs: number | undefined; unreached?: 'refused' | 'timed-out' }
   | { kind: 'failed'; code: string | undefined; rateLimited: boolean }
   | { kind: 'cancelled' };
 
@@ -19,6 +28,11 @@ export type JobFailure =
 export const DEFAULT_JOB_ATTEMPTS = 3;
 /** Refused creates made again for one video: they cost nothing, but a service that refuses twenty is down. */
 export const MAX_REFUSED_CREATES = 20;
+/**
+ * Creates made again for one video after no connection opened: a blip heals within a try or two, and a dead or stale
+ * base URL (the likeliest first mistake) then fails in seconds, as a bare request does, not after twenty tries.
+ */
+export const MAX_UNREACHED_CREATES = 2;
 
 /** Codes that name a fault of the service rather than of the inputs (the spec lists no codes but a rate limit's). */
 const SERVICE_FAULT = /internal|server|unavailable|timeout|timed.?out|overload|capacity|temporar/i;
@@ -31,6 +45,10 @@ export function jobFailure(error: unknown, jobId: string | undefined): JobFailur
   if (error instanceof VideoFailedError) return { kind: 'failed', code: error.code, rateLimited: error.isRateLimited };
   if (error instanceof VideoCancelledError) return { kind: 'cancelled' };
   if (jobId !== undefined || !isRetryable('create', error)) return undefined;
+  if (error instanceof APIConnectionError) {
+    const unreached = error instanceof APIConnectionTimeoutError ? 'timed-out' : 'refused';
+    return { kind: 'refused', throttled: false, retryAfterMs: undefined, unreached };
+  }
   const hint = (error as { headers?: Record<string, string> }).headers?.['retry-after'];
   return { kind: 'refused', throttled: error instanceof RateLimitError, retryAfterMs: parseRetryAfter(hint) };
 }
@@ -62,7 +80,8 @@ export interface RecreateContext {
 }
 
 /**
- * Milliseconds to wait before making the job again, or undefined to give up. A create refused 429 waits nothing
+ * Milliseconds to wait before making the job again, or undefined to give up. A create that opened no connection is
+ * made again {@link MAX_UNREACHED_CREATES} times at most, an answered refusal {@link MAX_REFUSED_CREATES}. A create refused 429 waits nothing
  * here: the create-rate gate paces the next (its `Retry-After` included), so the two never add up; one whose
  * `Retry-After` is beyond `maxRetryDelay` gives up. Any other refused create waits the request backoff. After a job ran, the
  * backoff counts in quarters of `jobMs`, to suit 300 ms mock jobs and two-minute real ones; none after a job FAILED
@@ -73,7 +92,7 @@ export function recreateDelay(failure: JobFailure, context: RecreateContext): nu
   const { tries, maxJobs, maxRetryDelay, jobMs, outsideLimit, random } = context;
   if (!shouldRecreate(failure)) return undefined;
   if (failure.kind === 'refused') {
-    if (tries > MAX_REFUSED_CREATES) return undefined;
+    if (tries > refusalBudget(failure.unreached)) return undefined;
     const delay = retryDelay(tries, failure.retryAfterMs, { maxRetryDelay, random });
     return failure.throttled && delay !== undefined ? 0 : delay;
   }
@@ -81,6 +100,15 @@ export function recreateDelay(failure: JobFailure, context: RecreateContext): nu
   if (failure.kind === 'failed' && failure.rateLimited && outsideLimit) return 0;
   const delay = backoff(tries, INITIAL_DELAY, MAX_COMPUTED_DELAY, random);
   return jobMs === undefined ? delay : Math.round((delay * jobMs) / 4 / INITIAL_DELAY);
+}
+
+/**
+ * Refused creates made again for one video: twenty answered refusals, two when no connection opened, none when opening
+ * one took the whole connect timeout (10 s: a second would pass the 15 s a call that cannot connect is given).
+ */
+function refusalBudget(unreached: 'refused' | 'timed-out' | undefined): number {
+  if (unreached === undefined) return MAX_REFUSED_CREATES;
+  return unreached === 'refused' ? MAX_UNREACHED_CREATES : 0;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { ConcurrencyLimiter, JobPlace } from '../internal/concurrency-limit
 import { sleep } from '../internal/sleep.js';
 import type { Video } from '../schemas.js';
 import type { CreateOptions, CreateUpload, Endpoints, JobContext } from './endpoints.js';
-import { createAnswer, jobFailure, limiterOutcome, recreateDelay } from './job-policy.js';
+import { createAnswer, type JobFailure, jobFailure, limiterOutcome, MAX_UNREACHED_CREATES, recreateDelay } from './job-policy.js';
 import type { VideoCreateParams } from './media/prepare.js';
 import { pollHint } from './poll-schedule.js';
 import { type WaitOptions, waitForVideo } from './wait.js';
@@ -162,10 +162,24 @@ async function pauseBeforeNext(error: unknown, plan: JobPlan, run: JobRun, state
     outsideLimit: run.jobLimit === 'external',
   });
   if (delay === undefined) throw error;
-  run.context.logger.info(
-    `${failure.kind === 'refused' ? 'creating again' : 'making the job again'} in ${delay} ms after ${(error as Error).message}`,
-  );
+  logRecreate(run.context.logger, failure, delay, (error as Error).message);
   return delay;
+}
+
+/** Loggers (one per client) already warned that a create could not connect: once, not once per video of a batch. */
+const warnedUnreached = new WeakSet<JobContext['logger']>();
+
+/**
+ * Log the pause before the next job: at info, but a client's first create that could not connect is a warning, so that
+ * a dead or stale base URL says so (in one line) during the seconds it takes to fail.
+ */
+function logRecreate(logger: JobContext['logger'], failure: JobFailure, delay: number, message: string): void {
+  if (failure.kind === 'refused' && failure.unreached && !warnedUnreached.has(logger)) {
+    warnedUnreached.add(logger);
+    logger.warn(`could not connect: ${message} Trying again in ${delay} ms, ${MAX_UNREACHED_CREATES} times at most.`);
+    return;
+  }
+  logger.info(`${failure.kind === 'refused' ? 'creating again' : 'making the job again'} in ${delay} ms after ${message}`);
 }
 
 /**

@@ -106,7 +106,10 @@ function env(name: string): string | undefined {
 /** The key and the address: the options', else the environment's; both are required. */
 function credentials(options: CredentialOptions) {
   const apiKey = options.apiKey ?? env('AVATAR_VIDEO_API_KEY');
-  if (!apiKey) throw new AvatarVideoError('Missing API key: pass { apiKey } or set AVATAR_VIDEO_API_KEY.');
+  if (!apiKey)
+    throw new AvatarVideoError(
+      'Missing API key: pass { apiKey } or set AVATAR_VIDEO_API_KEY. To try without an account, run `npx avatar-video mock` and set the two variables it prints.',
+    );
   checkKeyCharacters(apiKey);
   const baseURL = options.baseURL ?? env('AVATAR_VIDEO_BASE_URL');
   if (!baseURL) {

@@ -165,7 +165,10 @@ describe('cliFailure of an error that names its job', () => {
     );
     const described = cliFailure(unauthorised, false);
     // The message names the status and code already; the id, gone with the advice, is named after it.
-    expect(described.lines).toEqual(['401 unauthorized: bad key', '(video vid_1)']);
+    // A 401's fix names the variable the key came from (there is no key flag).
+    const fix =
+      'the service did not accept the key in AVATAR_VIDEO_API_KEY: export the key this service issued (for the mock, the one `avatar-video mock` prints)';
+    expect(described.lines).toEqual(['401 unauthorized: bad key', '(video vid_1)', `to fix: ${fix}`]);
     expect(described.json.error).toMatchObject({
       type: 'AuthenticationError',
       message: '401 unauthorized: bad key',
@@ -174,6 +177,6 @@ describe('cliFailure of an error that names its job', () => {
     });
     // A message that does not name the status gets it named after it too.
     const bare = new AuthenticationError({ status: 401, message: 'bad key', headers: {}, body: null });
-    expect(cliFailure(bare, false).lines).toEqual(['bad key', '(status 401)']);
+    expect(cliFailure(bare, false).lines).toEqual(['bad key', '(status 401)', `to fix: ${fix}`]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { APIConnectionError, APIConnectionTimeoutError, VideoFailedError, WaitTimeoutError } from '../../src/errors.js';
+import { unsent } from '../../src/internal/retry.js';
 import { describeItemError } from '../../src/lib/batch/item-error.js';
 import type { Video } from '../../src/schemas.js';
 
@@ -25,6 +26,15 @@ describe('describeItemError (a failed item in the summary and report.csv)', () =
     const described = describeItemError(new APIConnectionError('socket hang up'), undefined);
     expect(described.code).toBe('connection');
     expect(described.message).toContain('may have reached the service');
+  });
+
+  it('a connection that never opened (refused, no DNS answer): nothing was sent, so no job was made', () => {
+    const refused = new APIConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9 (ECONNREFUSED).');
+    unsent.add(refused);
+    const described = describeItemError(refused, undefined);
+    expect(described.code).toBe('connection');
+    expect(described.message).toContain('Nothing was sent (no connection opened)');
+    expect(described.message).not.toContain('may have reached the service');
   });
 
   it("a connection failure's code is the kind of failure, not the class: a certificate, a proxy, a timeout", () => {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   APIConnectionError,
+  APIConnectionTimeoutError,
   InternalServerError,
   RateLimitError,
   UnprocessableEntityError,
@@ -17,11 +18,13 @@ import {
   jobFailure,
   limiterOutcome,
   MAX_REFUSED_CREATES,
+  MAX_UNREACHED_CREATES,
   recreateDelay,
   shouldRecreate,
 } from '../../src/lib/job-policy.js';
 import type { Video } from '../../src/schemas.js';
 
+const unreached = { kind: 'refused' as const, throttled: false, retryAfterMs: undefined, unreached: 'refused' as const };
 const failed = (code: string | undefined, rateLimited = false) => ({ kind: 'failed' as const, code, rateLimited });
 const refused = (throttled: boolean, retryAfterMs?: number) => ({ kind: 'refused' as const, throttled, retryAfterMs });
 /** The context of a try, the caller's maxRetryDelay at its default. */
@@ -97,6 +100,24 @@ describe('re-creating a job', () => {
       expect(recreateDelay(refused(throttled), at({ tries: MAX_REFUSED_CREATES + 1, maxJobs: 1 }))).toBeUndefined();
     }
   });
+
+  it('makes a create that opened no connection again twice, quickly: a dead base URL fails in seconds', () => {
+    // A refused port or a name with no address: a blip heals within a try or two; twenty tries took two minutes.
+    expect(MAX_UNREACHED_CREATES).toBe(2);
+    let waited = 0;
+    for (let tries = 1; tries <= MAX_UNREACHED_CREATES; tries++) {
+      const delay = recreateDelay(unreached, at({ tries, maxJobs: 3, random: () => 0 })) as number;
+      expect(delay).toBe(retryDelay(tries, undefined, { maxRetryDelay: 1e9, random: () => 0 }));
+      waited += delay;
+    }
+    expect(recreateDelay(unreached, at({ tries: MAX_UNREACHED_CREATES + 1, maxJobs: 3 }))).toBeUndefined();
+    // 0.5 s then 1 s: well inside the 15 s a call that cannot connect is given to fail.
+    expect(waited).toBe(1_500);
+    // A connection that took the whole connect timeout (10 s) to fail is not tried again: a second would pass 15 s.
+    expect(recreateDelay({ ...unreached, unreached: 'timed-out' }, at({ tries: 1, maxJobs: 3 }))).toBeUndefined();
+    // An answered refusal (a 503) keeps its twenty.
+    expect(recreateDelay(refused(false), at({ tries: MAX_UNREACHED_CREATES + 1, maxJobs: 1 }))).toBeDefined();
+  });
 });
 
 const ended = (status: string, code?: string) =>
@@ -110,7 +131,10 @@ describe('what a job’s error is to the policy', () => {
     expect(jobFailure(answered(InternalServerError, 503), undefined)).toEqual(refused(false, undefined));
     const cut = new APIConnectionError('refused');
     unsent.add(cut);
-    expect(jobFailure(cut, undefined)).toEqual(refused(false, undefined));
+    expect(jobFailure(cut, undefined)).toEqual({ ...refused(false, undefined), unreached: 'refused' });
+    const slow = new APIConnectionTimeoutError('connect timed out');
+    unsent.add(slow);
+    expect(jobFailure(slow, undefined)).toEqual({ ...refused(false, undefined), unreached: 'timed-out' });
     // The create may have reached the service: no say, it is thrown.
     expect(jobFailure(new APIConnectionError('reset after sending'), undefined)).toBeUndefined();
     expect(jobFailure(answered(InternalServerError, 500), undefined)).toBeUndefined();

@@ -22,6 +22,13 @@ describe('construction', () => {
     expect(() => new AvatarVideo({ apiKey: 'k-123456' })).toThrow(/Missing base URL/);
   });
 
+  it('without a key, says how to try without an account: the mock', () => {
+    vi.stubEnv('AVATAR_VIDEO_API_KEY', '');
+    expect(() => new AvatarVideo({ baseURL: 'https://api.example.com' })).toThrow(
+      /set AVATAR_VIDEO_API_KEY\. To try without an account, run `npx avatar-video mock` and set the two variables it prints\./,
+    );
+  });
+
   it('falls back to the environment', () => {
     vi.stubEnv('AVATAR_VIDEO_API_KEY', 'env-key-123456');
     vi.stubEnv('AVATAR_VIDEO_BASE_URL', 'https://api.example.com/');

@@ -26,7 +26,7 @@ export function registerGenerate(program: Command, session: Session): void {
     const waitTimeout = waitTimeoutOf(flags, (line) => session.warn(line));
     // Everything that could stop the run after the upload is checked before it: nothing is paid for in vain.
     const [inputs, client] = await checkAll(
-      () => checkInputs(flags, { allowLongAudio: true }),
+      () => checkInputs(flags, { allowLongAudio: true, command: session.command }),
       () => session.client(),
       () => (output === undefined ? undefined : checkOutputFile(output, session.force)),
     );
@@ -61,7 +61,7 @@ type GenerateFlags = MediaFlags & WaitTimeoutFlags & { output?: string; force?: 
 /** `generate --dry-run`: the inputs checked as a real run checks them, then the plan of the video; nothing is sent. */
 async function planGenerate(flags: GenerateFlags, session: Session): Promise<void> {
   const [inputs, client] = await checkAll(
-    () => checkInputs(flags, { allowLongAudio: true }),
+    () => checkInputs(flags, { allowLongAudio: true, command: session.command }),
     () => session.client(),
   );
   for (const warning of inputs.checked.warnings) session.warn(warning);
@@ -81,7 +81,7 @@ export function registerValidate(program: Command, session: Session): void {
   withMediaFlags(program.command('validate'))
     .description('check inputs locally, as `create` would, and print what was found; sends nothing and needs no key')
     .action(async (flags: MediaFlags) => {
-      const { checked } = await checkInputs(flags, { allowLongAudio: false });
+      const { checked } = await checkInputs(flags, { allowLongAudio: false, command: session.command });
       for (const warning of checked.warnings) session.warn(warning);
       session.result({ valid: true, ...checked }, [
         `audio   ${formatMedia(checked.audio)}`,
@@ -95,10 +95,10 @@ export function registerValidate(program: Command, session: Session): void {
 export function registerCreate(program: Command, session: Session): void {
   withMediaFlags(program.command('create'))
     .description('check the inputs locally, start a video job and print it without waiting')
-    .addHelpText('after', '\nFollow up with `avatar-video wait <id>` and `avatar-video download <id>`.')
+    .addHelpText('after', `\nFollow up with \`${session.command} wait <id>\` and \`${session.command} download <id>\`.`)
     .action(async (flags: MediaFlags) => {
       const [inputs, client] = await checkAll(
-        () => checkInputs(flags, { allowLongAudio: false }),
+        () => checkInputs(flags, { allowLongAudio: false, command: session.command }),
         () => session.client(),
       );
       for (const warning of inputs.checked.warnings) session.warn(warning);

@@ -36,7 +36,7 @@ export interface ItemContext {
   waitOptions: Omit<WaitOptions, 'signal' | 'onProgress'>;
   maxJobAttempts: number;
   onUploadProgress: CreateOptions['onUploadProgress'];
-  /** Told as each of the batch's jobs (items' and segments') takes and gives back its place: the running count. */
+  /** Told as each of the item's jobs (its own or its segments') takes and gives back its place: the running count (set per item). */
   onRunning: JobRun['onRunning'];
   signal: AbortSignal | undefined;
   makeLong: LongMaker;

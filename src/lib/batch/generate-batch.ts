@@ -44,7 +44,6 @@ export async function generateBatch(
   const ledger = await LedgerWriter.open(dir);
 
   const tally = new ProgressTally(checked.length, deprecatedOption(options, 'onProgress', 'onRunProgress', context.logger));
-  const onRunning = (delta: 1 | -1) => tally.running(delta);
   const ctx: ItemContext = {
     api,
     context,
@@ -53,7 +52,7 @@ export async function generateBatch(
     waitOptions: wait,
     maxJobAttempts,
     onUploadProgress,
-    onRunning,
+    onRunning: undefined,
     signal,
     makeLong,
   };
@@ -62,7 +61,7 @@ export async function generateBatch(
   try {
     // The width bounds the items in hand; the limiter, not this width, decides how many of their jobs run.
     results = await runPool(checked, width, async (item) => {
-      const result = await runItem(item, entries.get(item.key), ctx);
+      const result = await runItem(item, entries.get(item.key), { ...ctx, onRunning: tally.jobsOf(item.key) });
       tally.finished(result);
       onItem?.(result);
       tally.report();

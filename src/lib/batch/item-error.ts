@@ -8,7 +8,7 @@ import {
   WaitTimeoutError,
 } from '../../errors.js';
 import { abortError } from '../../internal/abort.js';
-import { isNeverRetried } from '../../internal/retry.js';
+import { isNeverRetried, unsent } from '../../internal/retry.js';
 import type { BatchItemError, BatchItemResult } from './types.js';
 
 /** What a batch's abort error says was aborted (`abortError`'s `what`). */
@@ -37,13 +37,20 @@ export function describeItemError(error: unknown, jobId: string | undefined, att
   const resume = jobId
     ? ` Job ${jobId} was created and paid for: run the batch again over the same folder to resume it.`
     : error instanceof APIConnectionError
-      ? isNeverRetried(error.code)
-        ? ' Nothing reached the service: once that is fixed, a rerun over the same folder makes the item.'
-        : ' The create may have reached the service before the connection failed: a rerun creates the item again.'
+      ? connectionAdvice(error)
       : '';
   if (error instanceof WaitTimeoutError) return { code: 'wait_timeout', message: `${message}${resume}` };
   if (error instanceof APIError) return { code: error.code ?? `http_${error.status}`, message: `${message}${resume}` };
   // What kind of connection failure (`tls_certificate`, `proxy_auth`, `timeout`...), not the class every kind shares.
   if (error instanceof APIConnectionError) return { code: error.code, message: `${message}${resume}` };
   return { code: error instanceof Error ? error.name : 'error', message: `${message}${resume}` };
+}
+
+/** What a create's connection failure left on the service: nothing when no connection opened or none can be made. */
+function connectionAdvice(error: APIConnectionError): string {
+  if (isNeverRetried(error.code)) return ' Nothing reached the service: once that is fixed, a rerun over the same folder makes the item.';
+  // Refused, no DNS answer, no route: the connection never opened, so no byte of the create left.
+  if (unsent.has(error))
+    return ' Nothing was sent (no connection opened): once the service is reachable, a rerun over the same folder makes the item.';
+  return ' The create may have reached the service before the connection failed: a rerun creates the item again.';
 }

@@ -59,7 +59,7 @@ export interface BatchProgress {
   /** Items finished well: saved in this run or skipped as saved before. */
   done: number;
   failed: number;
-  /** Items with a job on the service now. */
+  /** Items in flight: their first job has started and they have not finished (uploading, waiting, between jobs, downloading). */
   running: number;
   total: number;
   /** Seconds until every item is finished, from this run's pace so far; undefined until an item finishes. */
