@@ -95,7 +95,12 @@ export function failureOf(error: unknown, videoId?: string): Failure {
   // A route the service lacks (the mock says `not_found`; a video it does not know is `video_not_found`).
   if (error instanceof NotFoundError) return id && error.code !== 'not_found' ? unknownVideo(id, message) : noRouteFailure(error);
   if (error instanceof APIError && (error.status === 401 || error.status === 403) && error.origin === 'api') {
-    return { code: 'unauthorized', message, video_id: id, next: 'ask the user to check AVATAR_VIDEO_API_KEY in the server configuration' };
+    return {
+      code: 'unauthorized',
+      message,
+      video_id: id,
+      next: 'ask the user to check AVATAR_VIDEO_API_KEY in the "env" block of this server\'s entry in the MCP client\'s configuration',
+    };
   }
   return {
     code: error instanceof AvatarVideoError ? error.name : 'error',
