@@ -1,10 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APIUserAbortError, type Video } from '../index.js';
+import { APIError, APIUserAbortError, type Video } from '../index.js';
 import type { Call, PlannedJob } from './context.js';
 import { JobDeadline } from './deadline.js';
 import { completeButUnsaved, savedResult, stillRunning } from './follow.js';
 import { unreachableFailure } from './hints.js';
 import { failureOf, failureResult } from './results.js';
+
+/** The next step after a create that may have made a job no answer named: look for it before paying again. */
+const LIST_FIRST = 'call list_videos to find a job made in the last minutes before calling generate_video again (that pays for a new job)';
 
 /** What a run of one video goes on from: the job to take up (none: create one), and the next step when none starts. */
 export interface RunPlan extends PlannedJob {
@@ -93,6 +96,10 @@ async function stoppedResult(call: Call, deadline: JobDeadline, seen: Seen, plan
   }
   // A job taken up by its id (wait_for_video) is named even when the run never saw it (an id the service does not know).
   const failure = failureOf(error, id ?? plan.videoId);
+  // A create on its way that got no answer (a dropped connection, a cancel): the service may have made the job.
+  if (deadline.phase === 'sending' && !id && !plan.videoId && !(error instanceof APIError)) {
+    return failureResult({ ...failure, next: LIST_FIRST });
+  }
   // Found COMPLETE before the save: going on is another download.
   if (deadline.phase === 'saving' && id)
     return failureResult({ ...failure, next: `the video is COMPLETE: call download_video with video_id ${id}` });
@@ -126,6 +133,6 @@ function unansweredCreate(): CallToolResult {
   return failureResult({
     code: 'create_unanswered',
     message: "The call's time ran out before the service answered the create: a job may have been made.",
-    next: 'call list_videos to find a job made in the last minutes before calling generate_video again (that pays for a new job)',
+    next: LIST_FIRST,
   });
 }

@@ -17,6 +17,7 @@ import { AvatarVideo } from '../../src/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../../src/testing/index.js';
 import { useCleanup } from '../helpers/fixture.js';
+import { rawServer } from '../helpers/raw-server.js';
 import { writeSpeechWav } from '../helpers/speech.js';
 
 type Structured = Record<string, unknown>;
@@ -152,6 +153,23 @@ describe('a refused connection: the base URL is wrong or the service is down', (
     const answer = failure(await generate(await connect(() => client, 8)));
     expect(answer).toMatchObject({ code: 'service_unreachable', next: expect.stringMatching(/AVATAR_VIDEO_BASE_URL/) });
   }, 20_000);
+});
+
+describe('a create whose connection drops once its upload was sent', () => {
+  it('says a job may have been made and to look for it with list_videos, not "nothing was created"', async () => {
+    // The whole upload read, then the connection closed without an answer.
+    const front = await rawServer((req) => req.on('end', () => req.socket.destroy()).resume());
+    const client = new AvatarVideo({ apiKey: 'test-key', baseURL: front.url, logLevel: 'off' });
+    closers.push(
+      () => client.close(),
+      () => front.close(),
+    );
+    const result = await generate(await connect(() => client));
+    const answer = failure(result);
+    expect(answer.next).toMatch(/^call list_videos to find a job made in the last minutes before calling generate_video again/);
+    expect(JSON.stringify(result.content)).not.toMatch(/nothing was created/);
+    expect(front.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+  });
 });
 
 describe('an output folder that is missing, inside the allowed roots', () => {
