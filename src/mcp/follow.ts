@@ -40,8 +40,6 @@ export async function follow(call: Call, id: string, output: string | undefined)
   }
   if (video.status !== 'COMPLETE') return stillRunning(video, eta);
   if (output === undefined) {
-    const saved = await alreadySaved(call, id);
-    if (saved) return saved;
     return success(`Video ${id} is COMPLETE; call download_video to save it.`, {
       ...jobFields(video, 0),
       next: 'call download_video with this video_id to save the MP4',

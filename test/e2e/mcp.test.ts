@@ -86,7 +86,7 @@ describe('avatar-video mcp over stdio', () => {
     const generate = tools.find((tool) => tool.name === 'generate_video');
     expect(generate?.description).toMatch(/NEVER call generate_video again/);
     expect(generate?.description).toMatch(/no cancel tool/);
-    expect(session.client.getInstructions()).toMatch(/never call generate_video again for a job still PROCESSING/);
+    expect(session.client.getInstructions()).toMatch(/never call generate_video again for a job still running/);
     expectClean(session);
   });
 
