@@ -4,6 +4,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AvatarVideo, VideoCreateParams } from '../index.js';
 import { type CallPlan, callPlan } from './budget.js';
+import { CallEta } from './eta.js';
+import { ServerSetupError } from './hints.js';
 import type { McpServerOptions } from './options.js';
 import { realRoots } from './paths.js';
 import { ProgressReporter } from './progress-reporter.js';
@@ -29,6 +31,8 @@ export interface Call {
   roots: () => Promise<string[]>;
   client: () => AvatarVideo;
   recent: RecentJobs;
+  /** The time left to report for a job: this call's estimate, or until it has one the process's last (eta.ts). */
+  eta: CallEta;
   /** The jobs this server made, by id: wait_for_video saves where generate_video meant to, and makes a job again from its inputs. */
   jobs: Map<string, PlannedJob>;
   log: (line: string) => void;
@@ -62,11 +66,21 @@ export function callOf(
     signal: extra.signal,
     reporter,
     roots: () => rootsOf(server, options),
-    client: options.client,
+    client: () => clientOf(options),
     recent: options.recent,
+    eta: new CallEta(options.recent),
     jobs,
     log,
   };
+}
+
+/** The API client; one that cannot be made is the server's configuration at fault, which a result says how to fix. */
+function clientOf(options: Required<McpServerOptions>): AvatarVideo {
+  try {
+    return options.client();
+  } catch (error) {
+    throw new ServerSetupError(error);
+  }
 }
 
 /** The client's roots (roots/list) when it declares the capability and names at least one, else the fallback. */

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Video, WaitTimeoutError } from '../index.js';
 import type { Call } from './context.js';
+import { givenPath, savedFileSize } from './paths.js';
 import { failureOf, failureResult, fileLink, success } from './results.js';
 
 /** The job's fields every job result carries. */
@@ -20,7 +21,7 @@ export async function follow(call: Call, id: string, output: string | undefined)
   const client = call.client();
   let eta: number | undefined;
   const onProgress = (video: Video, progress: { etaSeconds?: number | undefined }) => {
-    eta = progress.etaSeconds;
+    eta = call.eta.of(video.id, progress.etaSeconds);
     call.recent.note(video.id, video.status);
     call.reporter?.update({ id: video.id, status: video.status, percent: video.progress ?? null, etaSeconds: eta });
   };
@@ -67,7 +68,7 @@ export async function save(call: Call, video: string | Video, output: string): P
     call.reporter?.update({ id, status: 'COMPLETE', percent: 100, etaSeconds: 0, saved: total ? bytes / total : 0 });
   try {
     const saved = await call.client().videos.download(video, output, { signal, onDownloadProgress });
-    call.recent.note(id, 'COMPLETE (saved)');
+    call.recent.noteSaved(id, saved.path);
     return savedResult(id, saved);
   } catch (error) {
     if (!call.signal.aborted && signal.aborted) return completeButUnsaved(id, output);
@@ -93,6 +94,30 @@ export function savedResult(id: string, saved: { path: string; bytes: number; co
       next: 'done: the MP4 is on disk at path',
     },
     [fileLink(saved.path, saved.bytes)],
+  );
+}
+
+/**
+ * The result for a video this process already saved, when its MP4 is still there (inside the call's roots) and the
+ * call names that path or none: the file is pointed to, not downloaded a second time.
+ */
+export async function alreadySaved(call: Call, id: string, raw?: string): Promise<CallToolResult | undefined> {
+  const path = call.recent.savedPath(id);
+  if (path === undefined) return undefined;
+  const roots = await call.roots();
+  if (raw !== undefined && givenPath(raw, roots) !== path) return undefined;
+  const bytes = await savedFileSize(path, roots);
+  if (bytes === undefined) return undefined;
+  return success(
+    `Video ${id} is already saved at ${path} (${bytes} bytes): nothing was downloaded again.`,
+    {
+      ...complete(id),
+      path,
+      bytes,
+      content_type: 'video/mp4',
+      next: 'done: this server saved the MP4 at path earlier; use that file',
+    },
+    [fileLink(path, bytes)],
   );
 }
 

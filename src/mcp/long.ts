@@ -1,11 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { VideoCreateParams } from '../index.js';
 import type { Call } from './context.js';
-import { failureOf, failureResult, fileLink, success } from './results.js';
+import { failureOf, failureResult, fileLink, needsTheUser, success } from './results.js';
 
 /**
  * Audio over one job's limit, through generateLong: its manifest (in `.<output>.parts` beside the MP4) records every
  * job, so when the wait's time is up the call ends, the jobs keep running, and the same call again resumes them.
+ * No result names a `video_id`: each job is one segment (waiting for or downloading one gives that segment alone),
+ * so the joined MP4 is known by its path and the jobs are listed in `segment_ids`.
  */
 export async function generateInSegments(call: Call, params: VideoCreateParams, output: string): Promise<CallToolResult> {
   const deadline = AbortSignal.timeout(Math.max(1000, call.leftMs('waitMs')));
@@ -23,11 +25,9 @@ export async function generateInSegments(call: Call, params: VideoCreateParams, 
         call.reporter?.update({ id: ids.at(-1) ?? 'segments', status: progress.phase, percent: progress.fraction * 100 });
       },
     });
-    const last = made.segments.at(-1);
     return success(
-      `Saved ${made.path} (${made.bytes} bytes, ${made.durationSeconds.toFixed(1)} s) from ${made.segments.length} segments.`,
+      `Saved ${made.path} (${made.bytes} bytes, ${made.durationSeconds.toFixed(1)} s), joined from ${made.segments.length} segments.`,
       {
-        video_id: last?.id ?? '',
         status: 'COMPLETE',
         progress: 100,
         eta_seconds: 0,
@@ -35,7 +35,7 @@ export async function generateInSegments(call: Call, params: VideoCreateParams, 
         bytes: made.bytes,
         content_type: 'video/mp4',
         segment_ids: made.segments.map((video) => video.id),
-        next: 'done: the MP4 is on disk at path',
+        next: 'done: the joined MP4 is on disk at path (each of segment_ids is one part only: do not download them)',
       },
       [fileLink(made.path, made.bytes)],
     );
@@ -43,7 +43,6 @@ export async function generateInSegments(call: Call, params: VideoCreateParams, 
     const again = 'call generate_video again with the same arguments: it resumes the recorded jobs and pays for none twice';
     if (deadline.aborted && !call.signal.aborted) {
       return success(`Segments still being made (${Math.round(fraction * 100)}%): ${again}.`, {
-        video_id: ids.at(-1) ?? '',
         status: 'PROCESSING',
         progress: Math.round(fraction * 100),
         eta_seconds: null,
@@ -51,6 +50,8 @@ export async function generateInSegments(call: Call, params: VideoCreateParams, 
         next: again,
       });
     }
-    return failureResult({ ...failureOf(error, ids.at(-1)), next: again });
+    // The error names a segment's job when one failed; the server or the service at fault is the user's to fix first.
+    const failure = failureOf(error);
+    return failureResult(needsTheUser(failure) ? failure : { ...failure, next: again });
   }
 }

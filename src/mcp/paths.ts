@@ -6,7 +6,7 @@ import { checkOutputPath } from '../internal/output-path.js';
 export class PathRefusedError extends Error {
   constructor(
     readonly field: string,
-    readonly code: 'not_local' | 'outside_roots' | 'not_found' | 'not_a_file' | 'exists',
+    readonly code: 'not_local' | 'outside_roots' | 'not_found' | 'folder_missing' | 'not_a_file' | 'exists',
     message: string,
   ) {
     super(`${field}: ${message}`);
@@ -63,7 +63,7 @@ export async function admitOutput(field: string, raw: string, roots: readonly st
   const folder = await realpath(dirname(given)).catch(async () => {
     // Why it cannot be resolved (a folder missing, a NUL byte, a path too long) is the library's check's to say.
     await checkOutputPath(given);
-    throw new PathRefusedError(field, 'not_found', `the folder ${dirname(given)} does not exist`);
+    throw new PathRefusedError(field, 'folder_missing', `the folder ${dirname(given)} does not exist`);
   });
   const path = join(folder, basename(given));
   if (!roots.some((root) => isInside(root, path))) throw outside(field, given, roots);
@@ -84,6 +84,22 @@ export async function admitOutput(field: string, raw: string, roots: readonly st
   }
   // A folder the server may not write to, or a name too long for the save, fails here, as the library's generate does.
   return checkOutputPath(path);
+}
+
+/**
+ * The size of the MP4 this process saved at `path`, when a file is still there, inside `roots` (real paths): a video
+ * already on disk is pointed to, not downloaded again.
+ */
+export async function savedFileSize(path: string, roots: readonly string[]): Promise<number | undefined> {
+  const real = await realpath(path).catch(() => undefined);
+  if (real === undefined || !roots.some((root) => isInside(root, real))) return undefined;
+  const info = await stat(real).catch(() => undefined);
+  return info?.isFile() && info.size > 0 ? info.size : undefined;
+}
+
+/** `raw` as the absolute path a tool would take it for (relative paths start at the first root), for comparing. */
+export function givenPath(raw: string, roots: readonly string[]): string {
+  return resolve(roots[0] ?? process.cwd(), raw);
 }
 
 /** The default MP4 beside the audio: `talk.wav` -> `talk.mp4`, never the audio itself (as the CLI names it). */

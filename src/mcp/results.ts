@@ -12,6 +12,7 @@ import {
   VideoNotReadyError,
 } from '../index.js';
 import { scrub } from '../internal/redact.js';
+import { fileHostNext, noRouteFailure, outputPathNext, pathNext, ServerSetupError, setupFailure, unreachableFailure } from './hints.js';
 import { PathRefusedError } from './paths.js';
 
 /** Signed query strings (the file host's address) and the key never leave the server but through get_video_url. */
@@ -67,7 +68,8 @@ export function failureOf(error: unknown, videoId?: string): Failure {
   const id = (error instanceof AvatarVideoError ? error.videoId : undefined) ?? videoId;
   const message = error instanceof Error ? error.message : String(error);
   const running = id ? `The job ${id} keeps running: call wait_for_video or get_video with video_id ${id} (do not create it again).` : '';
-  if (error instanceof PathRefusedError) return { code: error.code, message, next: 'give a path inside the allowed roots and try again' };
+  if (error instanceof ServerSetupError) return setupFailure(error);
+  if (error instanceof PathRefusedError) return { code: error.code, message, next: pathNext(error) };
   if (error instanceof MediaValidationError) {
     return {
       code: 'invalid_inputs',
@@ -88,24 +90,29 @@ export function failureOf(error: unknown, videoId?: string): Failure {
     return { code: 'not_ready', message, video_id: id, next: `call wait_for_video with video_id ${id}` };
   if (error instanceof APIUserAbortError)
     return { code: 'cancelled', message: 'the call was cancelled', video_id: id, next: running || 'nothing was created' };
-  if (error instanceof NotFoundError && id) return unknownVideo(id, message);
-  if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
-    return { code: 'unauthorized', message, video_id: id, next: 'check AVATAR_VIDEO_API_KEY in the server configuration' };
+  const unreachable = unreachableFailure(error, id);
+  if (unreachable) return unreachable;
+  // A route the service lacks (the mock says `not_found`; a video it does not know is `video_not_found`).
+  if (error instanceof NotFoundError) return id && error.code !== 'not_found' ? unknownVideo(id, message) : noRouteFailure(error);
+  if (error instanceof APIError && (error.status === 401 || error.status === 403) && error.origin === 'api') {
+    return {
+      code: 'unauthorized',
+      message,
+      video_id: id,
+      next: 'ask the user to check AVATAR_VIDEO_API_KEY in the "env" block of this server\'s entry in the MCP client\'s configuration',
+    };
   }
   return {
     code: error instanceof AvatarVideoError ? error.name : 'error',
     message,
     video_id: id,
-    next: running || 'try again; nothing was created',
+    next: fileHostNext(error, id) ?? (running || 'try again; nothing was created'),
   };
 }
 
-/** What to pass instead of an output_path that cannot be saved to. */
-function outputPathNext(error: OutputPathError): string {
-  if (error.code === 'invalid')
-    return 'pass another output_path: a plain file name such as video.mp4, in a folder inside the allowed roots';
-  if (error.code === 'is_folder') return 'pass an output_path that names a file in that folder, e.g. <folder>/video.mp4';
-  return 'pass an output_path in an existing folder this server can write to, inside the allowed roots';
+/** Failures no call of a tool can fix: the server's configuration or the service itself; a resume does not help. */
+export function needsTheUser(failure: Failure): boolean {
+  return ['server_not_configured', 'service_unreachable', 'no_such_route', 'unauthorized'].includes(failure.code);
 }
 
 /** A 404 for an id: the service knows no such video, so there is nothing to wait for; list_videos finds the right id. */

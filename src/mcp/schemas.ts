@@ -55,14 +55,20 @@ export const generateInput = {
 
 /** What generate_video and wait_for_video give: the job, and the saved file once it is COMPLETE. */
 export const jobOutput = {
-  video_id: z.string().describe('The job (for a segmented run: the last segment made; see segment_ids)'),
+  video_id: z
+    .string()
+    .optional()
+    .describe('The job; absent for audio made in segments (allow_segments), whose MP4 is path and whose jobs are segment_ids'),
   status: z.string().describe('QUEUED or PROCESSING (still running, as is a status not listed here), COMPLETE, FAILED or CANCELLED'),
   progress: z.number().nullable().describe('Percent done, 0 to 100; null when the service gives none'),
   eta_seconds: z.number().nullable().describe('Estimated seconds left; null when unknown'),
   path: z.string().optional().describe('Absolute path of the saved MP4, once saved'),
   bytes: z.number().optional(),
   content_type: z.string().optional(),
-  segment_ids: z.array(z.string()).optional(),
+  segment_ids: z
+    .array(z.string())
+    .optional()
+    .describe('Audio made in segments: the jobs joined into path, each one part only (never download one for the whole video)'),
   next: z.string().describe('What to do next'),
 };
 
@@ -79,6 +85,7 @@ export const videoOutput = {
   generation_mode: z.string().nullable().optional(),
   aspect_ratio: z.string().nullable().optional(),
   share_link_url: z.string().nullable().optional().describe("The service's link to share the finished video, when it gives one"),
+  path: z.string().optional().describe('Where this server already saved the MP4, when it did and the file is still there'),
   next: z.string(),
 };
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AFTER_WAIT_SECONDS, callPlan, DEFAULT_MAX_WAIT_SECONDS, MAX_WAIT_CEILING_SECONDS, maxWaitFrom } from '../../src/mcp/budget.js';
+import { CallEta, carriedEta } from '../../src/mcp/eta.js';
 import { admitInput, admitOutput, defaultOutputFor, realRoots } from '../../src/mcp/paths.js';
 import { HEARTBEAT_MS, isDue, type JobSnapshot, nextProgress, progressMessage, targetOf } from '../../src/mcp/progress-schedule.js';
 import { RecentJobs } from '../../src/mcp/recent-jobs.js';
@@ -138,5 +139,37 @@ describe('recent jobs', () => {
     recent.note('c', 'COMPLETE');
     expect(recent.list().map((job) => job.id)).toEqual(['c', 'b']);
     expect(changes).toBe(3);
+  });
+
+  it('keeps where each video was saved, and the last estimated end of each job, beyond the listed ones', () => {
+    const recent = new RecentJobs(1);
+    recent.noteSaved('a', '/work/a.mp4');
+    recent.note('b', 'PROCESSING');
+    recent.noteFinish('b', 5000);
+    expect(recent.list().map((job) => job.id)).toEqual(['b']);
+    expect(recent.savedPath('a')).toBe('/work/a.mp4');
+    expect(recent.savedPath('b')).toBeUndefined();
+    expect(recent.finishOf('b')).toBe(5000);
+  });
+});
+
+describe('the time left, carried from call to call', () => {
+  it("reports the wait's own estimate once it has one; before that the last end estimated, counted down; none once past", () => {
+    expect(carriedEta(12, false, 99_000, 0)).toBe(12);
+    expect(carriedEta(undefined, false, 30_000, 10_000)).toBe(20);
+    expect(carriedEta(undefined, false, 30_000, 30_000)).toBeUndefined();
+    expect(carriedEta(undefined, false, undefined, 0)).toBeUndefined();
+    // The wait's own estimate went away (the job stands still): the wait is believed, not the older one.
+    expect(carriedEta(undefined, true, 30_000, 10_000)).toBeUndefined();
+  });
+
+  it('a call starts from what an earlier call of the process estimated for the same job, not for another', () => {
+    const recent = new RecentJobs();
+    expect(new CallEta(recent).of('a', 40, 0)).toBe(40);
+    const next = new CallEta(recent);
+    expect(next.of('a', undefined, 15_000)).toBe(25);
+    expect(next.of('b', undefined, 15_000)).toBeUndefined();
+    expect(next.of('a', 30, 16_000)).toBe(30);
+    expect(next.of('a', undefined, 17_000)).toBeUndefined();
   });
 });

@@ -1,5 +1,7 @@
 import type { RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Video } from '../../index.js';
+import type { Call } from '../context.js';
+import { savedFileSize } from '../paths.js';
 import type { RecentJobs } from '../recent-jobs.js';
 import { success } from '../results.js';
 import * as schema from '../schemas.js';
@@ -16,9 +18,12 @@ export const getVideo = tool({
   async run(args: { video_id: string }, call) {
     const video = await call.client().videos.retrieve(args.video_id, { signal: call.signal });
     call.recent.note(video.id, video.status);
-    return success(`Video ${video.id}: ${video.status}${typeof video.progress === 'number' ? ` ${video.progress}%` : ''}.`, {
+    const saved = video.status === 'COMPLETE' ? await savedHere(call, video.id) : undefined;
+    const where = saved ? `, saved at ${saved}` : '';
+    return success(`Video ${video.id}: ${video.status}${typeof video.progress === 'number' ? ` ${video.progress}%` : ''}${where}.`, {
       ...videoFields(video),
-      next: nextFor(video),
+      ...(saved ? { path: saved } : {}),
+      next: saved ? `already saved by this server at ${saved}: use that file (no download needed)` : nextFor(video),
     });
   },
   keepCurrent: (registered, options) => describeRecentJobs(registered, options.recent),
@@ -37,6 +42,12 @@ function videoFields(video: Video) {
     aspect_ratio: video.aspect_ratio,
     share_link_url: video.share_link_url,
   };
+}
+
+/** Where this process saved the video's MP4, when the file is still there inside the call's roots. */
+async function savedHere(call: Call, id: string): Promise<string | undefined> {
+  const path = call.recent.savedPath(id);
+  return path !== undefined && (await savedFileSize(path, await call.roots())) !== undefined ? path : undefined;
 }
 
 /** What the agent does next: save a COMPLETE job, wait for one still running (QUEUED, PROCESSING, any status not final). */

@@ -1,4 +1,4 @@
-import { follow } from '../follow.js';
+import { alreadySaved, follow } from '../follow.js';
 import { runVideo } from '../job.js';
 import { admitOutput } from '../paths.js';
 import * as schema from '../schemas.js';
@@ -22,6 +22,9 @@ export const waitForVideo = tool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   waitOf: (args: WaitArgs) => args.wait_seconds,
   async run(args: WaitArgs, call) {
+    // Saved already by this process (a generate_video that finished): the file is the answer, not a save refused.
+    const saved = args.overwrite === true ? undefined : await alreadySaved(call, args.video_id, args.output_path);
+    if (saved) return saved;
     const made = call.jobs.get(args.video_id);
     const planned = args.output_path ?? made?.output;
     const output =
