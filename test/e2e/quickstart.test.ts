@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
+import { blocksUnder, type ReadmeBlock } from '../helpers/readme.js';
 import { finished } from '../helpers/system-command.js';
 import { userProject } from '../helpers/user-project.js';
 
@@ -38,13 +39,7 @@ function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** The first ```js block of the README's Quickstart section, as a user copies it. */
-async function quickstartCode(): Promise<string> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Quickstart\n'));
-  const code = /\n```js\n([\s\S]*?)\n```\n/.exec(section)?.[1];
-  if (!code) throw new Error('README.md has no ```js block under ## Quickstart');
-  return code;
-}
+const quickstartCode = async () => (blocksUnder('## Quickstart', ['js'])[0] as ReadmeBlock).code;
 
 /** `avatar-video mock` started in `project` as a user starts it; the base URL and key from its two export lines. */
 async function startMockCommand(project: string): Promise<Record<string, string>> {

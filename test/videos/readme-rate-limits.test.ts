@@ -2,24 +2,16 @@
  * The README's "Rate limits and cost" code, as pasted: each ```ts block of the section runs against the mock, with
  * the key and address in the environment as the README's set-up puts them and the sample media for its paths.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, expect, it, vi } from 'vitest';
 import { startMockServer } from '../../src/testing/index.js';
 import { useCleanup } from '../helpers/fixture.js';
+import { blocksUnder } from '../helpers/readme.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const closers = useCleanup();
-
-/** The ```ts blocks of the README section `heading`, up to the next `## ` heading. */
-async function blocks(heading: string): Promise<string[]> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  expect(start, `README has a "## ${heading}" section`).toBeGreaterThanOrEqual(0);
-  const section = readme.slice(start + 1, readme.indexOf('\n## ', start + 1));
-  return [...section.matchAll(/\n```ts\n([\s\S]*?)\n```\n/g)].map((match) => match[1] as string);
-}
 
 /** Run `code` as a module of the repository (so `avatar-video` is the sources), its `./` paths the shipped samples. */
 async function run(code: string): Promise<unknown[][]> {
@@ -45,7 +37,7 @@ it('the README\'s "Rate limits and cost" blocks run as printed: the declared rat
   closers.push(() => mock.close());
   vi.stubEnv('AVATAR_VIDEO_BASE_URL', mock.baseURL);
   vi.stubEnv('AVATAR_VIDEO_API_KEY', mock.apiKey);
-  const [declare, plan, ...rest] = await blocks('Rate limits and cost');
+  const [declare, plan, ...rest] = blocksUnder('## Rate limits and cost', ['ts']).map((block) => block.code);
   expect(rest).toEqual([]);
   expect(await run(declare as string)).toEqual([
     [{ source: 'declared', rate: { limit: 2, windowSeconds: 60 }, waiting: 0, nextCreateAt: undefined }],
