@@ -1,8 +1,10 @@
 /**
  * A user's TypeScript project, compiled against the package as built and installed (test/setup/build.ts) with the
  * strictest settings users run: `strict`, `exactOptionalPropertyTypes`, and `skipLibCheck: false` (so the
- * published declarations are checked too). Once under `nodenext` (an ES module and a CommonJS file), once under
- * `node10` (which reads package.json's `types` and `typesVersions`, not its `exports`). Zero errors each.
+ * published declarations are checked too). By TypeScript 5.9 and 7 (npm's `latest`), both installed from the
+ * registry into the consumer, under `node16` and `nodenext` (an ES module and a CommonJS file) and `bundler`; by 5.9
+ * under `node10` too (which reads package.json's `types` and `typesVersions`, not its `exports`), which TypeScript 7
+ * removed. Zero errors each.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 
@@ -37,6 +39,9 @@ export const proxy: ProxyHandler = createProxyHandler({ apiKey: 'k', baseURL: 'h
 export const nodeProxy = toNodeHandler(proxy);
 // A type met inside a value (an error's details) is named under the client class.
 export const issueCodes = (error: MediaValidationError): AvatarVideo.MediaIssueCode[] => error.issues.map((issue) => issue.code);
+// So is every type the entry exports, in either module format and under every moduleResolution.
+export const statusOf = (video: AvatarVideo.Video): AvatarVideo.VideoStatus => video.status;
+export const sameOptions: AvatarVideo.GenerateOptions = generateOptions;
 export async function main(): Promise<number> {
   const server: MockServer = await startMockServer({ port: undefined, clock: 'manual', seed: undefined });
   const client = new AvatarVideo({ apiKey: server.apiKey, baseURL: server.baseURL, timeout: undefined, logger: undefined });
@@ -111,34 +116,81 @@ async function project(files: Record<string, string>, compilerOptions: Record<st
   return work;
 }
 
-/** tsc's report on the project: '' when it compiles. */
-async function compile(work: string): Promise<string> {
-  const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  return run(process.execPath, [tsc, '-p', work], { cwd: work }).then(
+/** The compilers users run, by the alias each is installed under in the consumer: 5.9 and npm's `latest`, 7. */
+const COMPILERS = [
+  { name: 'TypeScript 5.9', alias: 'typescript-5.9', spec: 'typescript@5.9', major: 5 },
+  { name: 'TypeScript 7', alias: 'typescript-7', spec: 'typescript@7', major: 7 },
+] as const;
+type Compiler = (typeof COMPILERS)[number];
+
+let compilers: string;
+beforeAll(async () => {
+  // From the registry into a folder of the consumer, as a user's project has them (not this repository's own).
+  compilers = await consumerFolder('compilers-', closers);
+  await writeFile(join(compilers, 'package.json'), JSON.stringify({ name: 'compilers', private: true }));
+  const specs = COMPILERS.map(({ alias, spec }) => `${alias}@npm:${spec}`);
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...specs], {
+    cwd: compilers,
+    timeout: COMPILE_TIMEOUT,
+  });
+}, COMPILE_TIMEOUT);
+
+/** `compiler`'s version and its report on the project: '' when it compiles. */
+async function compile(compiler: Compiler, work: string): Promise<{ version: string; report: string }> {
+  const tsc = join(compilers, 'node_modules', compiler.alias, 'bin/tsc');
+  const { stdout } = await run(process.execPath, [tsc, '--version']);
+  const report = await run(process.execPath, [tsc, '-p', work], { cwd: work, timeout: COMPILE_TIMEOUT }).then(
     () => '',
     (error: { stdout?: string }) => error.stdout || String(error),
   );
+  return { version: stdout.trim(), report };
 }
 
-describe('a strict consumer project compiles with no error', () => {
-  it(
-    'under nodenext: an ES module and a CommonJS file',
-    async () => {
-      const files = { 'package.json': JSON.stringify({ type: 'module' }), 'app.ts': ESM, 'app.cts': CJS };
-      expect(await compile(await project(files, { module: 'nodenext', moduleResolution: 'nodenext' }))).toBe('');
+/** Each setting users compile under: its files (an ES module, and a CommonJS file where the setting has both). */
+const SETTINGS: Array<{ name: string; options: Record<string, unknown>; files: Record<string, string> }> = [
+  {
+    name: 'node16',
+    options: { module: 'node16', moduleResolution: 'node16' },
+    files: { 'package.json': JSON.stringify({ type: 'module' }), 'app.ts': ESM, 'app.cts': CJS },
+  },
+  {
+    name: 'nodenext',
+    options: { module: 'nodenext', moduleResolution: 'nodenext' },
+    files: { 'package.json': JSON.stringify({ type: 'module' }), 'app.ts': ESM, 'app.cts': CJS },
+  },
+  // What `npm init -y` makes (`type: commonjs`), as with Vite, Next.js or esbuild: index.d.ts, through `import`.
+  {
+    name: 'bundler',
+    options: { module: 'preserve', moduleResolution: 'bundler' },
+    files: { 'package.json': JSON.stringify({ type: 'commonjs' }), 'app.ts': ESM },
+  },
+];
+
+describe.each(COMPILERS)('a strict consumer project, by $name', (compiler) => {
+  it.each(SETTINGS)(
+    'compiles with no error under $name',
+    async ({ files, options }) => {
+      const { version, report } = await compile(compiler, await project(files, options));
+      expect(version).toMatch(new RegExp(`^Version ${compiler.major}\\.`));
+      expect(report).toBe('');
     },
     COMPILE_TIMEOUT,
   );
 
+  // node10 reads `types` and `typesVersions` (avatar-video/testing, /bullmq, /media, /proxy), not `exports`.
   it(
-    'under node10, where avatar-video/testing, avatar-video/bullmq, avatar-video/media and avatar-video/proxy resolve through typesVersions',
+    compiler.major < 7 ? 'compiles with no error under node10, the subpaths through typesVersions' : 'refuses node10, which it removed',
     async () => {
       const files = { 'package.json': JSON.stringify({ type: 'commonjs' }), 'app.ts': ESM };
-      expect(await compile(await project(files, { module: 'commonjs', moduleResolution: 'node10' }))).toBe('');
+      const { report } = await compile(compiler, await project(files, { module: 'commonjs', moduleResolution: 'node10' }));
+      if (compiler.major < 7) expect(report).toBe('');
+      else expect(report).toMatch(/TS5108: Option 'moduleResolution=node10' has been removed/);
     },
     COMPILE_TIMEOUT,
   );
+});
 
+describe('the install', () => {
   // Every @types package an install puts in node_modules/@types joins every program of a project that does not
   // list `types`, and is checked with skipLibCheck: false. mediabunny depends on @types/dom-webcodecs and
   // @types/dom-mediacapture-transform, which do not compile beside TypeScript's DOM library (or without it): the

@@ -1,7 +1,7 @@
 /**
  * What loading the built package costs a user, seen in fresh processes: `import('avatar-video')` and
  * `require('avatar-video')` load the SDK's own code and no other package; undici and zod come with the first
- * request, the multipart encoders with the first upload. A preload records every package the process loads, by
+ * request, the multipart encoders with the first upload, the vendored mediabunny with the first MP4/MOV probed. A preload records every package the process loads, by
  * `import` (a module hook) and by `require` (require.cache).
  */
 import { execFile } from 'node:child_process';
@@ -74,6 +74,21 @@ const STEPS = `
   console.log(JSON.stringify(seen));
 `;
 
+/** Creates checked locally, from a WAV and a PNG, then from a WAV and an MP4: whether the vendored mediabunny is loaded after each. */
+const MEDIABUNNY_STEPS = `
+const sdk = await import('avatar-video');
+const vendored = async () => (await loadedFiles()).some((file) => /[\\\\/]dist[\\\\/]vendor[\\\\/]mediabunny/.test(file));
+const [baseURL, wav, png, mp4] = process.argv.slice(2);
+const client = new sdk.AvatarVideo({ apiKey: 'sk-lean-1234', baseURL, logLevel: 'off' });
+const seen = { imported: await vendored() };
+await client.videos.create({ audio_reference: wav, image_reference: png }, { validate: true });
+seen.image = await vendored();
+await client.videos.create({ audio_reference: wav, video_reference: mp4 }, { validate: true });
+seen.video = await vendored();
+await client.close();
+console.log(JSON.stringify(seen));
+`;
+
 beforeAll(async () => {
   // Inside the consumer, which finds the package in its node_modules.
   work = await consumerFolder('lean-', closers);
@@ -81,6 +96,7 @@ beforeAll(async () => {
   await writeFile(join(work, 'hooks.mjs'), HOOKS);
   await writeFile(join(work, 'probe.mjs'), `const sdk = await import('avatar-video');\n${STEPS}`);
   await writeFile(join(work, 'files.mjs'), "await import('avatar-video');\nconsole.log(JSON.stringify(await loadedFiles()));");
+  await writeFile(join(work, 'mediabunny.mjs'), MEDIABUNNY_STEPS);
   await writeFile(join(work, 'probe.cjs'), `(async () => {\n  const sdk = require('avatar-video');\n${STEPS}})();`);
 });
 
@@ -98,6 +114,18 @@ describe.each(['probe.mjs', 'probe.cjs'])('%s: the packages loaded', (probe) => 
       upload: ['avatar-video', 'form-data-encoder', 'undici'],
     });
     expect(api.requests.map((request) => request.method)).toEqual(['GET', 'POST']);
+  });
+});
+
+describe('mediabunny', () => {
+  it('loads with the first MP4/MOV probed, not with the import nor a create from an image', async () => {
+    const api = await rawServer((_req, res) => json(res, 200, video('vid_1')));
+    closers.push(api.close);
+    const media = (name: string) => join(root, 'examples/media', name);
+    const args = ['--import', './track.mjs', 'mediabunny.mjs', api.url, media('speech.wav'), media('portrait.png'), media('presenter.mp4')];
+    const { stdout } = await run(process.execPath, args, { cwd: work });
+    expect(JSON.parse(stdout)).toEqual({ imported: false, image: false, video: true });
+    expect(api.requests.map((request) => request.method)).toEqual(['POST', 'POST']);
   });
 });
 

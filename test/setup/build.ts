@@ -1,8 +1,8 @@
 /**
  * globalSetup of the e2e project: builds the package once per run, as `npm run build` does (tsup, then the
- * CommonJS step and the shared-declarations step), packs it with `npm pack` and extracts the tarball as
- * node_modules/avatar-video of a consumer folder that the e2e tests share: they meet exactly the files npm would
- * publish, as an install lays them out.
+ * CommonJS step, the shared-declarations step and the namespace-types step), packs it with `npm pack` and extracts
+ * the tarball as node_modules/avatar-video of a consumer folder that the e2e tests share: they meet exactly the files
+ * npm would publish, as an install lays them out.
  * The folder is made afresh for every run (and every rerun in watch mode) and removed after: a test never meets
  * an old build, nor dist/, which a `npm run build` may be rewriting at the same time.
  *
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { makeCommonJSEntry } from '../../scripts/commonjs-entry.js';
+import { addNamespaceTypes } from '../../scripts/namespace-types.js';
 import { importSharedDeclarations } from '../../scripts/shared-declarations.js';
 
 declare module 'vitest' {
@@ -71,6 +72,7 @@ async function build(consumer: string): Promise<string> {
   await run(process.execPath, [tsup, '--out-dir', join(stage, 'dist'), '--silent'], { cwd: root });
   await makeCommonJSEntry(join(stage, 'dist'));
   await importSharedDeclarations(join(stage, 'dist'));
+  await addNamespaceTypes(join(stage, 'dist'));
   const tarball = await pack(stage, consumer);
   const pkg = join(consumer, 'node_modules', 'avatar-video');
   await mkdir(pkg, { recursive: true });
