@@ -192,7 +192,11 @@ describe('after the final error line', () => {
     const lines = stderr.text().trimEnd().split('\n');
     const error = lines.findIndex((line) => line.startsWith('error:'));
     expect(lines.slice(0, error).filter((line) => line.startsWith('upload:')).length).toBeGreaterThan(1);
-    expect(lines.slice(error)).toEqual(['error: 401 invalid_api_key: Invalid API key.']);
+    // The error and its fix, and nothing of the upload's progress after them.
+    expect(lines.slice(error)).toEqual([
+      'error: 401 invalid_api_key: Invalid API key.',
+      expect.stringMatching(/^ {2}to fix: .*AVATAR_VIDEO_API_KEY/),
+    ]);
   });
 });
 

@@ -134,14 +134,22 @@ it('a long item’s segments count among the batch’s running jobs, held to the
 });
 
 it('makes a long item’s segments side by side, each placed by the client’s limit like any other job', async () => {
+  // The batch counts the row once while it runs (BatchProgress.running); the jobs side by side are the mock's.
   let peak = 0;
-  const summary = await client.videos.generateBatch([item('talk', long)], {
-    outputDir: join(dir, 'out'),
-    ...fast,
-    onRunProgress: (p) => {
-      peak = Math.max(peak, p.running);
-    },
-  });
+  let rows = 0;
+  const sample = setInterval(() => {
+    peak = Math.max(peak, mock.state.listVideos().filter((video) => video.status === 'PROCESSING').length);
+  }, 10);
+  const summary = await client.videos
+    .generateBatch([item('talk', long)], {
+      outputDir: join(dir, 'out'),
+      ...fast,
+      onRunProgress: (p) => {
+        rows = Math.max(rows, p.running);
+      },
+    })
+    .finally(() => clearInterval(sample));
+  expect(rows).toBe(1);
   expect(summary).toMatchObject({ completed: 1, failed: 0 });
   expect(summary.results[0]?.segmentVideoIds).toHaveLength(2);
   expect(peak).toBe(2);
