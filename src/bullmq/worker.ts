@@ -1,8 +1,5 @@
 import { type AvatarVideo, InvalidArgumentError } from 'avatar-video';
 
-/** The create rate, as the client takes it: `{ limit, windowSeconds }`. */
-type CreateRate = AvatarVideo.CreateRate;
-
 import type { WorkerOptions } from 'bullmq';
 import { CREATE_RATE_EXPECTED, createRateEnvProblem, isCreateRate, parseCreateRate } from '../internal/create-rate.js';
 
@@ -43,7 +40,7 @@ export interface VideoWorkerOptions {
    * of the queue, so the hosts together stay within the rate. Give every worker of the queue the same.
    * @default process.env.AVATAR_VIDEO_CREATE_RATE (`2/60`), else none: the limiter of `workerDefaults`, which paces nothing
    */
-  createRate?: CreateRate | undefined;
+  createRate?: AvatarVideo.CreateRate | undefined;
 }
 
 /**
@@ -71,12 +68,12 @@ export function workerOptions(options: VideoWorkerOptions = {}): VideoWorkerSett
  * follow pauses the queue (`queue.rateLimit`) for the wait the client learned, and the client's own gate, given the
  * same rate, holds each host to it.
  */
-function limiterDuration(rate: CreateRate): number {
+function limiterDuration(rate: AvatarVideo.CreateRate): number {
   const windowMs = rate.windowSeconds * 1_000;
   return Math.ceil(windowMs + Math.max(250, windowMs * 0.05));
 }
 
-function rateFromEnv(text: string | undefined): CreateRate | undefined {
+function rateFromEnv(text: string | undefined): AvatarVideo.CreateRate | undefined {
   if (text === undefined) return undefined;
   const rate = parseCreateRate(text);
   if (rate === undefined) throw new InvalidArgumentError('createRate', createRateEnvProblem(text));
