@@ -10,22 +10,13 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/helpers/system-command.js';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
 const baseline = process.argv[2];
-
-/** A loopback port that was just listened on and closed: connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 /** Run `generate` from `checkout`'s sources against `port`; its wall seconds, exit code and stderr. */
 async function timeGenerate(checkout: string, port: number, folder: string) {
@@ -49,7 +40,8 @@ try {
   const runs = [...(baseline ? [{ label: 'baseline', checkout: resolve(baseline) }] : []), { label: 'this checkout', checkout: HERE }];
   const seconds: number[] = [];
   for (const { label, checkout } of runs) {
-    const result = await timeGenerate(checkout, await closedPort(), folder);
+    // A port just listened on and closed: nothing listens there, so connecting is refused.
+    const result = await timeGenerate(checkout, await freePort(), folder);
     seconds.push(result.seconds);
     const retries = result.stderr.split('\n').filter((line) => /again|retry/i.test(line)).length;
     const last =

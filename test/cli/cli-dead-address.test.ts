@@ -5,13 +5,13 @@
  */
 import diagnostics_channel from 'node:diagnostics_channel';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { useCleanup } from '../helpers/fixture.js';
+import { freePort } from '../helpers/system-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Creates sent in all for one video when no connection opens: the first and two more. */
@@ -28,19 +28,11 @@ const onStart = (trace: { method?: string; route?: string }) => {
 };
 const subscriber = { start: onStart, end() {}, asyncStart() {}, asyncEnd() {}, error() {} };
 
-/** A loopback port that was listened on and then closed: connecting to it is refused (ECONNREFUSED). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
 beforeEach(async () => {
   creates = 0;
   channel.subscribe(subscriber as never);
-  address = `http://127.0.0.1:${await closedPort()}`;
+  // A port just listened on and closed: nothing listens there, so connecting is refused.
+  address = `http://127.0.0.1:${await freePort()}`;
   work = await mkdtemp(join(tmpdir(), 'avatar-dead-cli-'));
   closers.push(() => rm(work, { recursive: true, force: true }));
   await mkdir(join(work, 'media'));

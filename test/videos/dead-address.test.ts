@@ -7,13 +7,13 @@
  */
 import diagnostics_channel from 'node:diagnostics_channel';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APIConnectionError, AvatarVideo } from '../../src/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, speechLikeWav, wav } from '../helpers/media.js';
+import { freePort } from '../helpers/system-command.js';
 
 /** A create that opened no connection is sent this many times in all: the first and two more (README, retry-budgets.md). */
 const TRIES = 3;
@@ -22,15 +22,6 @@ const closers = useCleanup();
 let dir: string;
 let client: AvatarVideo;
 const warnings: string[] = [];
-
-/** A loopback port that was listened on and then closed: connecting to it is refused (ECONNREFUSED). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 /** Each create attempt, as the SDK's request channel reports it. */
 const channel = diagnostics_channel.tracingChannel('avatar-video:request');
@@ -48,7 +39,12 @@ beforeEach(async () => {
   channel.subscribe(subscriber as never);
   dir = await mkdtemp(join(tmpdir(), 'avatar-dead-address-'));
   const logger = { debug() {}, info() {}, warn: (line: string) => void warnings.push(line), error() {} };
-  client = new AvatarVideo({ apiKey: 'sk_test_dead', baseURL: `http://127.0.0.1:${await closedPort()}`, logger });
+  client = new AvatarVideo({
+    apiKey: 'sk_test_dead',
+    // A port just listened on and closed: nothing listens there, so connecting is refused.
+    baseURL: `http://127.0.0.1:${await freePort()}`,
+    logger,
+  });
   closers.push(
     () => client.close(),
     () => rm(dir, { recursive: true, force: true }),
