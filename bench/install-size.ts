@@ -7,23 +7,16 @@
  *
  * Packs the package (rebuilding dist/) unless given a tarball. The openai installed is the devDependency's version.
  */
-import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sizeOf } from '../test/helpers/file-size.js';
 import { packPackage } from './support/pack.js';
 import { run } from './support/spawn.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MB = 1e6;
-
-/** Bytes of the files under `path` (symlinks not followed). */
-async function sizeOf(path: string): Promise<number> {
-  const stats = await lstat(path);
-  if (!stats.isDirectory()) return stats.isFile() ? stats.size : 0;
-  const sizes = await Promise.all((await readdir(path)).map((entry) => sizeOf(join(path, entry))));
-  return sizes.reduce((sum, size) => sum + size, 0);
-}
 
 /** `npm install <spec>` in a fresh folder: node_modules' size, its packages (npm's own list of them) and the largest. */
 async function install(spec: string) {

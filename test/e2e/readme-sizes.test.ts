@@ -5,11 +5,12 @@
  * install from the registry: `npx tsx bench/install-size.ts`). Each figure within TOLERANCE of the measured one, so a
  * build that grows fails here until the README says so.
  */
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { builtPackage } from '../helpers/built.js';
+import { sizeOf } from '../helpers/file-size.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { dir: pkg } = await builtPackage();
@@ -19,14 +20,6 @@ const readme = await readFile(join(root, 'README.md'), 'utf8');
 const TOLERANCE = 0.1;
 /** MB as npm and bench/install-size.ts count them. */
 const MB = 1e6;
-
-/** Bytes of the files under `path` (symlinks not followed). */
-async function sizeOf(path: string): Promise<number> {
-  const stats = await lstat(path);
-  if (!stats.isDirectory()) return stats.isFile() ? stats.size : 0;
-  const sizes = await Promise.all((await readdir(path)).map((entry) => sizeOf(join(path, entry))));
-  return sizes.reduce((sum, size) => sum + size, 0);
-}
 
 /** The folders an install adds: the package and its production dependencies, at any depth. */
 async function installed(from: string, found = new Map<string, string>()): Promise<Map<string, string>> {
