@@ -9,16 +9,15 @@ import { copyFile, mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Session } from '../../src/cli/session.js';
 import { AvatarVideo } from '../../src/index.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../../src/testing/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { rawServer } from '../helpers/raw-server.js';
 import { writeSpeechWav } from '../helpers/speech.js';
+import { connectInProcess } from './in-process.js';
 
 type Structured = Record<string, unknown>;
 
@@ -44,18 +43,7 @@ async function mockAndClient(options: MockServerOptions = {}): Promise<{ mock: M
 
 /** An MCP client connected in process to a server whose API client comes from `client`. */
 async function connect(client: () => AvatarVideo, maxWaitSeconds = 55): Promise<Client> {
-  const server = createMcpServer({ client, roots: { fallback: [work] }, maxWaitSeconds, log: () => {} });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const mcp = new Client({ name: 'avatar-video-test', version: '0.0.0' });
-  await mcp.connect(clientSide);
-  // The client checks each result against its tool's output schema once it has listed the tools.
-  await mcp.listTools();
-  closers.push(
-    () => mcp.close(),
-    () => server.close(),
-  );
-  return mcp;
+  return connectInProcess(client, { work, closers, maxWaitSeconds });
 }
 
 const call = (mcp: Client, name: string, args: Structured) => mcp.callTool({ name, arguments: args });

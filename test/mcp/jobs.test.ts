@@ -11,14 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { AvatarVideo, type ClientOptions } from '../../src/index.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { type MockServer, type MockServerOptions, startMockServer } from '../../src/testing/index.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { rawServer } from '../helpers/raw-server.js';
+import { connectInProcess } from './in-process.js';
 
 type Structured = Record<string, unknown>;
 
@@ -76,18 +75,7 @@ afterEach(() => rm(work, { recursive: true, force: true }));
 
 /** An MCP client connected in process to a server over `client`, which every server of a test shares. */
 async function connect(maxWaitSeconds = 55): Promise<Client> {
-  const server = createMcpServer({ client: () => client, roots: { fallback: [work] }, maxWaitSeconds, log: () => {} });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const mcp = new Client({ name: 'avatar-video-test', version: '0.0.0' });
-  await mcp.connect(clientSide);
-  // The client checks each result against its tool's output schema once it has listed the tools.
-  await mcp.listTools();
-  closers.push(
-    () => mcp.close(),
-    () => server.close(),
-  );
-  return mcp;
+  return connectInProcess(() => client, { work, closers, maxWaitSeconds });
 }
 
 const generateVideo = (mcp: Client, args: Structured = {}, options?: { signal?: AbortSignal }) =>
