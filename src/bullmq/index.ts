@@ -18,4 +18,13 @@ export {
   type VideoProcessor,
   type VideoProcessorOptions,
 } from './processor.js';
+export {
+  createWatchProcessor,
+  type PollingClient,
+  type WatchJobHandle,
+  type WatchJobResult,
+  type WatchProcessor,
+  type WatchProcessorOptions,
+} from './watch.js';
+export { type WatchJobData, type WatchQueueJob, watchJob } from './watch-job.js';
 export { type VideoWorkerOptions, type VideoWorkerSettings, workerDefaults, workerOptions } from './worker.js';
