@@ -7,7 +7,7 @@ import { guardedLookup, literalAddressProblem, RefusedAddressError } from './add
 import type { DeliveryJobData } from './delivery-job.js';
 import { WebhookDeliveryError } from './errors.js';
 import { notifyUrlProblem } from './notify-url.js';
-import { undiciAgent } from './undici-agent.js';
+import { undici } from '../internal/undici-dispatches.js';
 
 export interface DeliveryProcessorOptions {
   /**
@@ -66,7 +66,7 @@ export function createDeliveryProcessor(options: DeliveryProcessorOptions): Deli
   checkSecret(secret);
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
     throw new InvalidArgumentError('timeoutMs', 'createDeliveryProcessor: timeoutMs must be a positive number of ms');
-  const Agent = undiciAgent();
+  const { Agent } = undici();
   const agent = new Agent({
     connect: { timeout: timeoutMs, ...(allowPrivateNotifyUrls ? {} : { lookup: guardedLookup }) },
     keepAliveTimeout: 4_000,

@@ -14,6 +14,7 @@ import {
   type WaitOptions,
 } from 'avatar-video';
 import type { Job, Queue } from 'bullmq';
+import { backoff, isNeverRetried, isRetryableReadStatus } from '../internal/retry-rules.js';
 import { type VideoEventReason, type VideoEventType, videoEvent } from '../webhooks/event.js';
 import { deliveryJob } from './delivery-job.js';
 import { checkNotifyUrl } from './notify-url.js';
@@ -63,17 +64,12 @@ export const WATCH_TIMEOUT_MS = 3_600_000;
 const DEFAULT_POLL_INTERVAL = 2_000;
 /** Longest delay after failed polls: an outage of the service must not make a settled video wait longer to be seen. */
 export const WATCH_RETRY_CAP_MS = 60_000;
-/** Computed delays are shortened by up to this share, so watches that failed together do not poll in step. */
-const JITTER = 0.25;
-
 /**
  * The delay before the next poll of a watch whose last `failures` polls (1 or more) failed for a transient reason,
- * in ms: `pollInterval` after the first, doubling after each, at most a minute, shortened by up to a quarter at random.
- * Pure: the same arguments give the same delay.
+ * in ms: the client's backoff curve, `pollInterval` after the first, doubling after each, at most a minute.
  */
 export function watchRetryDelay(failures: number, pollInterval = DEFAULT_POLL_INTERVAL, random: () => number = Math.random): number {
-  const base = Math.min(pollInterval * 2 ** Math.max(0, failures - 1), WATCH_RETRY_CAP_MS);
-  return Math.round(base * (1 - JITTER * random()));
+  return backoff(failures, pollInterval, WATCH_RETRY_CAP_MS, random);
 }
 
 /**
@@ -91,20 +87,17 @@ class WatchDelayedError extends Error {
 /** How a failed poll is handled: the video is gone, try again later, or fail the job (BullMQ's attempts). */
 type FailureKind = 'not_found' | 'transient' | 'fatal';
 
-/** Connection failures no later poll fixes (a CA to trust, a proxy's rules), which `ConnectionProblem`'s docs name. */
-const CONFIG_PROBLEMS = new Set(['tls_certificate', 'tls_protocol', 'proxy_auth', 'proxy_refused']);
-
 /**
- * What a failed `videos.poll` means for a watch. It throws once the client's own retries are spent: a 404 is the
+ * What a failed `videos.poll` means for a watch, by the client's own retry rules (internal/retry-rules.ts). It throws once the client's own retries are spent: a 404 is the
  * video gone (or never made with this key); 408, 409, 429, 5xx and a lost connection are transient; anything else
  * (401, 403, a damaged answer) is a fault no poll fixes, left to BullMQ's attempts and its failed set.
  */
 export function failureKind(error: unknown): FailureKind {
   if (error instanceof APIError) {
     if (error.status === 404) return 'not_found';
-    return [408, 409, 429].includes(error.status) || error.status >= 500 ? 'transient' : 'fatal';
+    return isRetryableReadStatus(error.status) ? 'transient' : 'fatal';
   }
-  if (error instanceof APIConnectionError) return CONFIG_PROBLEMS.has(error.code) ? 'fatal' : 'transient';
+  if (error instanceof APIConnectionError) return isNeverRetried(error.code) ? 'fatal' : 'transient';
   return 'fatal';
 }
 

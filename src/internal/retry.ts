@@ -1,27 +1,17 @@
-import { APIConnectionError, type APIError, APIUserAbortError, AvatarVideoError, type ConnectionProblem } from '../errors.js';
+import { APIConnectionError, type APIError, APIUserAbortError, AvatarVideoError } from '../errors.js';
 import { abortError } from './abort.js';
+import { backoff, isNeverRetried, isRetryableReadStatus } from './retry-rules.js';
 import { sleep } from './sleep.js';
 
 // The request retry policy: what a failed request may repeat, and the delays (request retries, the wait's backoff
 // after a failed poll, a download's resumes). Reads are safe to repeat; a create starts a paid job, so it is repeated
 // only when the job certainly did not start: a 429 or 503, or a connection that failed before sending. Which jobs are
-// made again is lib/job-policy.ts's.
+// made again is lib/job-policy.ts's. The rules that need no error class are internal/retry-rules.ts's.
+
+export { backoff, isNeverRetried };
 
 /** `read` is idempotent, `create` may start a job. */
 export type RequestKind = 'read' | 'create';
-
-const RETRYABLE_READ_STATUS = new Set([408, 409, 429]);
-
-/** Connection failures no retry can fix: a certificate to trust, a port that speaks no TLS, a proxy's refusal. */
-const NOT_RETRIED: ReadonlySet<ConnectionProblem> = new Set(['tls_certificate', 'tls_protocol', 'proxy_auth', 'proxy_refused']);
-
-/**
- * Whether no retry can fix a connection failure of this kind (the user must: a CA to trust, the scheme, the proxy's
- * credentials or rules); such a failure happens before the request reaches the service.
- */
-export function isNeverRetried(code: ConnectionProblem): boolean {
-  return NOT_RETRIED.has(code);
-}
 
 /** Connection errors raised before any byte of the request left (refused, DNS, connect timeout): send.ts adds them. */
 export const unsent = new WeakSet<Error>();
@@ -34,7 +24,7 @@ export function isRetryable(kind: RequestKind, error: unknown): boolean {
   const status = (error as Partial<APIError> | undefined)?.status;
   if (typeof status !== 'number') return false;
   if (kind === 'create') return status === 429 || status === 503;
-  return RETRYABLE_READ_STATUS.has(status) || status >= 500;
+  return isRetryableReadStatus(status);
 }
 
 /** Milliseconds to wait from a `Retry-After` value (delay-seconds or an HTTP-date); undefined if unparsable. */
@@ -48,18 +38,6 @@ export function parseRetryAfter(value: string | undefined | null, now: number = 
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
-}
-
-/** Computed delays are shortened by up to this fraction, so clients that failed together do not retry in step. */
-const JITTER = 0.25;
-
-/**
- * The one backoff curve: `first` ms before try number 1, growing `factor` times a try up to `cap`, then jittered down
- * by {@link JITTER}. Requests double; a wait's polls grow gentler (lib/poll-schedule.ts).
- */
-export function backoff(retry: number, first: number, cap: number, random: () => number = Math.random, factor = 2): number {
-  const base = Math.min(first * factor ** Math.max(0, retry - 1), cap);
-  return Math.round(base * (1 - JITTER * random()));
 }
 
 export interface RetryDelayOptions {
