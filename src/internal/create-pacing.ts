@@ -15,8 +15,8 @@ import type { CreateRate } from './create-rate.js';
  * - Window: each refusal proves the window longer than what it waited, each acceptance of a probe at most that.
  * - Probe: while the window is not bounded, one create at a time goes after the oldest counted slot at the smallest
  *   round window (1, 2, 3, 6, 10, 15, 30, 60 s...) at least twice the proven lower bound.
- * - Retry-After: it is the earliest next try, and it tells the window: when the oldest slot frees (taken to a round
- *   window within a second of it); one that frees a slot sooner than 1 s after it is a job ending, and teaches nothing. Under a declared rate, a refusal without one keeps its slot taken for a window.
+ * - Retry-After: it is the earliest next try, and it tells the window: when the oldest slot frees, counted from when
+ *   that create was sent (taken to a round window within a second of it); one that frees a slot sooner than 1 s after it is a job ending, and teaches nothing. Under a declared rate, a refusal without one keeps its slot taken for a window.
  * - Relax: after `RELAX_WINDOWS` windows without a refusal the lower bound is forgotten and one create probes the
  *   next shorter round window; after `FORGET_WINDOWS` the learned rate is forgotten altogether.
  *
@@ -28,6 +28,8 @@ export interface CountedCreate {
   id: number;
   /** Sent at (on the wire), else when its answer (or its failure) arrived, in ms. */
   at: number;
+  /** When it was sent, in ms: the server saw it between this and `at`. */
+  sentAt: number;
   state: 'wire' | 'accepted' | 'unknown';
   /** The window this create probes, in ms, when it was let out as a probe. */
   probeMs?: number | undefined;
@@ -144,7 +146,13 @@ function slotFreeAt(state: PacingState, now: number, rate: RateInForce | undefin
 export function nextPacing(state: PacingState, event: PacingEvent): PacingState {
   if (event.type === 'sent') {
     const rate = rateInForce(state);
-    const create: CountedCreate = { id: event.id, at: event.at, state: 'wire', probeMs: rate?.probing ? rate.windowMs : undefined };
+    const create: CountedCreate = {
+      id: event.id,
+      at: event.at,
+      sentAt: event.at,
+      state: 'wire',
+      probeMs: rate?.probing ? rate.windowMs : undefined,
+    };
     return { ...state, creates: [...state.creates, create] };
   }
   const create = state.creates.find((counted) => counted.id === event.id);
@@ -179,28 +187,37 @@ function refused(state: PacingState, create: CountedCreate, at: number, retryAft
   if (create.probeMs !== undefined) next.lowerMs = Math.max(next.lowerMs, create.probeMs);
   // Unforeseen (no rate known, or the rate in force allowed this create sent since the last refusal): learn again.
   else if (create.at >= state.quietSince && (rate === undefined || !rate.probing))
-    next = { ...next, ...learnedLimit(acceptedTimes(state), at) };
+    next = { ...next, ...learnedLimit(acceptedTimes(state), { sentAt: create.sentAt, at }) };
   if (retryAfterMs === undefined) return next;
   // A slot freed sooner than the least window believed is a job ending, not a rate's window: honoured, nothing learned.
   return windowFromRetryAfter(next, at + retryAfterMs) ?? { ...state, notBefore, acceptedRun: 0 };
 }
 
-const acceptedTimes = (state: PacingState) => state.creates.filter((create) => create.state === 'accepted').map((create) => create.at);
+const acceptedTimes = (state: PacingState): SeenBetween[] =>
+  state.creates.filter((create) => create.state === 'accepted').map(({ sentAt, at }) => ({ sentAt, at }));
+
+/** When the server saw a create: after it was sent and before its answer arrived, in ms. */
+export interface SeenBetween {
+  sentAt: number;
+  at: number;
+}
 
 /**
- * The fewest creates per window that the accepted creates (`accepted`, oldest first) and a refusal at `at` all fit,
- * with the window's bounds they prove: refused, so the `limit`-th newest accepted is within the window; each accepted,
- * so the create `limit` before it was not.
+ * The fewest creates per window that the accepted creates and a refusal all fit, with the window's bounds they
+ * prove: refused, so the `limit`-th newest accepted is within the window; each accepted, so the create `limit`
+ * before it was not. Each bound takes the far end of when the server saw each create, so a slow answer never
+ * proves a bound that is not so.
  */
-export function learnedLimit(accepted: number[], at: number): Pick<PacingState, 'limit' | 'lowerMs' | 'upperMs'> {
-  const times = [...accepted].sort((a, b) => a - b);
-  for (let limit = 1; limit <= times.length; limit++) {
-    const lowerMs = at - (times[times.length - limit] as number);
+export function learnedLimit(accepted: SeenBetween[], refusal: SeenBetween): Pick<PacingState, 'limit' | 'lowerMs' | 'upperMs'> {
+  const seen = [...accepted].sort((a, b) => a.at - b.at);
+  for (let limit = 1; limit <= seen.length; limit++) {
+    const lowerMs = Math.max(0, refusal.sentAt - (seen[seen.length - limit] as SeenBetween).at);
     let upperMs = Number.POSITIVE_INFINITY;
-    for (let i = limit; i < times.length; i++) upperMs = Math.min(upperMs, (times[i] as number) - (times[i - limit] as number));
+    for (let i = limit; i < seen.length; i++)
+      upperMs = Math.min(upperMs, (seen[i] as SeenBetween).at - (seen[i - limit] as SeenBetween).sentAt);
     if (Math.max(lowerMs, MIN_WINDOW_MS) < upperMs) return { limit, lowerMs, upperMs };
   }
-  return { limit: Math.max(1, times.length), lowerMs: 0, upperMs: Number.POSITIVE_INFINITY };
+  return { limit: Math.max(1, seen.length), lowerMs: 0, upperMs: Number.POSITIVE_INFINITY };
 }
 
 /**
@@ -208,10 +225,12 @@ export function learnedLimit(accepted: number[], at: number): Pick<PacingState, 
  * that would be a window shorter than the least believed.
  */
 function windowFromRetryAfter(state: PacingState, freeAt: number): PacingState | undefined {
-  const times = acceptedTimes(state).sort((a, b) => b - a);
-  const oldest = times[(state.limit as number) - 1];
+  const accepted = state.creates.filter((create) => create.state === 'accepted').sort((a, b) => b.at - a.at);
+  const oldest = accepted[(state.limit as number) - 1];
   if (oldest === undefined) return state;
-  const measured = freeAt - oldest;
+  // From when it was sent, not answered: the server saw it no sooner, so the window is never taken short when an
+  // acceptance's answer came back slower than the refusal's.
+  const measured = freeAt - oldest.sentAt;
   if (measured < MIN_WINDOW_MS) return undefined;
   const round = ROUND_WINDOWS.map((s) => s * 1000).find((ms) => ms >= measured - 1_000 && ms <= measured + 100);
   const windowMs = Math.max(round ?? measured, MIN_WINDOW_MS);

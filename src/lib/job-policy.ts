@@ -9,6 +9,7 @@ import {
 import type { JobOutcome } from '../internal/concurrency-limiter.js';
 import type { CreateAnswer } from '../internal/create-gate.js';
 import { backoff, INITIAL_DELAY, isRetryable, MAX_COMPUTED_DELAY, parseRetryAfter, retryDelay } from '../internal/retry.js';
+import { isServiceFault } from './service-fault.js';
 
 // Which jobs are made again, and when: the job runner's policy (lib/job-runner.ts), as pure functions. A create that
 // started no job is sent again at no cost; a job that ran is made again only when its failure was not the inputs'.
@@ -34,9 +35,6 @@ export const MAX_REFUSED_CREATES = 20;
  */
 export const MAX_UNREACHED_CREATES = 2;
 
-/** Codes that name a fault of the service rather than of the inputs (the spec lists no codes but a rate limit's). */
-const SERVICE_FAULT = /internal|server|unavailable|timeout|timed.?out|overload|capacity|temporar/i;
-
 /**
  * `error` as the re-create policy sees it, thrown while making job `jobId` (undefined before a create was answered);
  * undefined for an error it has no say on (an abort, a 401, a wait timeout, a create that may have reached the service).
@@ -61,7 +59,7 @@ export function jobFailure(error: unknown, jobId: string | undefined): JobFailur
 export function shouldRecreate(failure: JobFailure): boolean {
   if (failure.kind === 'refused') return true;
   if (failure.kind === 'cancelled') return false;
-  return failure.rateLimited || (failure.code !== undefined && SERVICE_FAULT.test(failure.code));
+  return failure.rateLimited || isServiceFault(failure.code);
 }
 
 /** What `recreateDelay` weighs besides the failure. */

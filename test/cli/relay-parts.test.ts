@@ -165,8 +165,15 @@ describe('watchStore: a watch as its jobs say', () => {
       state: 'waiting',
       polls: 0,
     });
-    const polled = job({ id: 'w', state: 'delayed', data: { ...data, state: { polls: 3 }, video: { status: 'PROCESSING' } } });
+    const polled = job({
+      id: 'w',
+      state: 'delayed',
+      data: { ...data, startedAt: 1, state: { polls: 3 }, video: { status: 'PROCESSING' } },
+    });
     expect(await store(polled).describe('w')).toMatchObject({ state: 'polling', polls: 3, video_status: 'PROCESSING' });
+    // Its first poll failed (the service unreachable): polling all the same, saying so.
+    const failing = job({ id: 'w', state: 'delayed', data: { ...data, startedAt: 1, failures: 2 } });
+    expect(await store(failing).describe('w')).toMatchObject({ state: 'polling', polls: 0, failed_polls: 2 });
     expect(await store(polled).describe('other')).toBeUndefined();
   });
 
@@ -177,12 +184,11 @@ describe('watchStore: a watch as its jobs say', () => {
     expect(view).not.toHaveProperty('notify_url');
     expect(await store(failed).register('vid_1', notifyUrl)).toMatchObject({ created: true, watch: { state: 'waiting' } });
     // Found as it was: not created, not started again.
-    const polling = job({ id: 'w', state: 'delayed', data: { ...data, state: { polls: 1 } } });
+    const polling = job({ id: 'w', state: 'delayed', data: { ...data, startedAt: 1, state: { polls: 1 } } });
     expect(await store(polling).register('vid_1', notifyUrl)).toMatchObject({ created: false, watch: { state: 'polling' } });
   });
 
-  it.skip('settled: delivering (with the last try’s reason), delivered, or failed after every try', async () => {
-    // Needs deliveryJob from avatar-video/bullmq (the delivery branch) to find the delivery job by its id.
+  it('settled: delivering (with the last try’s reason), delivered, or failed after every try', async () => {
     const settled = { id: 'w', state: 'completed', data, returnvalue: { status: 'COMPLETE', type: 'video.completed', eventId: 'evt_1' } };
     expect(await store(job(settled), delivery('delayed', { failedReason: '500 from a.example' })).describe('w')).toMatchObject({
       state: 'delivering',

@@ -9,7 +9,6 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -29,8 +28,6 @@ const CLI = ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')];
 const API_KEY = 'relay-test-key-4c1f9e27';
 const TOKEN = 'relay-test-token-8d2b6a13f0';
 const SECRET = `whsec_${Buffer.from('relay-test-secret-0123456789abcdef').toString('base64')}`;
-/** The watch and delivery processors, from the branches merged into main: until then the delivery test skips. */
-const PIECES = ['src/bullmq/watch.ts', 'src/bullmq/delivery.ts'].every((file) => existsSync(join(ROOT, file)));
 
 const closers = useCleanup();
 const runnable = findRedisServer() !== undefined || process.env.CI === 'true';
@@ -81,6 +78,16 @@ describe('relay: what it needs to start', () => {
     expect(relay.stderr).toContain(`${variable} is not set`);
     expect(relay.stderr).toContain(how);
     for (const secret of [API_KEY, TOKEN, SECRET]) expect(relay.stdout + relay.stderr).not.toContain(secret);
+  });
+
+  it('refuses a secret that is not whsec_ and base64 of 24 bytes or more (exit 2), without printing it', { timeout: 60_000 }, async () => {
+    const short = `whsec_${Buffer.from('too-short').toString('base64')}`;
+    const env = { ...FULL_ENV, AVATAR_VIDEO_BASE_URL: 'http://127.0.0.1:9', AVATAR_VIDEO_WEBHOOK_SECRET: short };
+    const relay = startRelay(['--redis', '/nowhere/redis.sock', '--port', '0'], env);
+    expect(await relay.exited).toBe(2);
+    expect(relay.stderr).toContain('AVATAR_VIDEO_WEBHOOK_SECRET: ');
+    expect(relay.stderr).toContain('at least 24 random bytes');
+    expect(relay.stdout + relay.stderr).not.toContain(short);
   });
 });
 
@@ -149,6 +156,16 @@ async function startReceiver() {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     return { status: response.status, json: JSON.parse(text), headers: response.headers };
   };
+  /** GET the watch until it is delivered or failed. */
+  // biome-ignore lint/suspicious/noExplicitAny: the relay's JSON answer, asserted field by field.
+  const settled = async (watch: { id: string; state: string }): Promise<any> => {
+    let view = watch;
+    while (view.state !== 'delivered' && view.state !== 'failed') {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      view = (await call('GET', `/watches/${watch.id}`, { token: TOKEN })).json;
+    }
+    return view;
+  };
   const watch = (videoId: string, notifyUrl: string) => JSON.stringify({ video_id: videoId, notify_url: notifyUrl });
 
   it('refuses a request without the token, or with a wrong one: 401, before reading anything', async () => {
@@ -181,33 +198,43 @@ async function startReceiver() {
     expect((await call('GET', '/watches/watch-0123', { token: TOKEN })).json.error.type).toBe('not_found');
   });
 
-  (PIECES ? it : it.skip)(
-    'a watch of a video made on the mock: a signed video.completed at the receiver, then GET says delivered; POST again finds it',
-    { timeout: 90_000 },
-    async () => {
-      const client = new AvatarVideo({ apiKey: API_KEY, baseURL: mock.baseURL, logLevel: 'off' });
-      closers.push(() => client.close());
-      const video = await client.videos.create({ audio_reference: wav(1), image_reference: mockFixture('portrait.png') });
-      const registered = await call('POST', '/watches', { body: watch(video.id, receiver.url), token: TOKEN });
-      expect(registered.status).toBe(202);
-      expect(registered.json).toMatchObject({ video_id: video.id, state: 'waiting', id: expect.stringMatching(/^watch-/) });
-      let view = registered.json;
-      while (view.state !== 'delivered' && view.state !== 'failed') {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        view = (await call('GET', `/watches/${registered.json.id}`, { token: TOKEN })).json;
-      }
-      expect(view).toMatchObject({ state: 'delivered', video_status: 'COMPLETE', event_type: 'video.completed', delivery_attempts: 1 });
-      expect(view.polls).toBeGreaterThanOrEqual(1);
-      expect(receiver.received).toHaveLength(1);
-      const [{ headers, body }] = receiver.received as [{ headers: IncomingHttpHeaders; body: string }];
-      const event = new Webhook(SECRET).verify(body, headers as Record<string, string>) as Record<string, unknown>;
-      expect(event).toMatchObject({ id: view.event_id, type: 'video.completed', data: { id: video.id, status: 'COMPLETE' } });
-      expect(headers['webhook-id']).toBe(view.event_id);
-      for (const secret of [API_KEY, TOKEN, SECRET]) expect(JSON.stringify(headers) + body).not.toContain(secret);
-      const again = await call('POST', '/watches', { body: watch(video.id, receiver.url), token: TOKEN });
-      expect(again).toMatchObject({ status: 200, json: { id: registered.json.id, state: 'delivered' } });
-    },
-  );
+  it('a watch of a video made on the mock: a signed video.completed at the receiver, then GET says delivered; POST again finds it', {
+    timeout: 90_000,
+  }, async () => {
+    const client = new AvatarVideo({ apiKey: API_KEY, baseURL: mock.baseURL, logLevel: 'off' });
+    closers.push(() => client.close());
+    const video = await client.videos.create({ audio_reference: wav(1), image_reference: mockFixture('portrait.png') });
+    const registered = await call('POST', '/watches', { body: watch(video.id, receiver.url), token: TOKEN });
+    expect(registered.status).toBe(202);
+    expect(registered.json).toMatchObject({ video_id: video.id, state: 'waiting', id: expect.stringMatching(/^watch-/) });
+    const view = await settled(registered.json);
+    expect(view).toMatchObject({ state: 'delivered', video_status: 'COMPLETE', event_type: 'video.completed', delivery_attempts: 1 });
+    expect(view.polls).toBeGreaterThanOrEqual(1);
+    expect(receiver.received).toHaveLength(1);
+    const [{ headers, body }] = receiver.received as [{ headers: IncomingHttpHeaders; body: string }];
+    const event = new Webhook(SECRET).verify(body, headers as Record<string, string>) as Record<string, unknown>;
+    expect(event).toMatchObject({ id: view.event_id, type: 'video.completed', data: { id: video.id, status: 'COMPLETE' } });
+    expect(headers['webhook-id']).toBe(view.event_id);
+    for (const secret of [API_KEY, TOKEN, SECRET]) expect(JSON.stringify(headers) + body).not.toContain(secret);
+    const again = await call('POST', '/watches', { body: watch(video.id, receiver.url), token: TOKEN });
+    expect(again).toMatchObject({ status: 200, json: { id: registered.json.id, state: 'delivered' } });
+  });
+
+  it('a watch of an id the service does not know ends with video.failed, reason video_not_found, delivered', {
+    timeout: 90_000,
+  }, async () => {
+    const registered = await call('POST', '/watches', { body: watch('vid_unknown_1', receiver.url), token: TOKEN });
+    expect(registered.status).toBe(202);
+    const view = await settled(registered.json);
+    expect(view).toMatchObject({ state: 'delivered', video_status: 'FAILED', event_type: 'video.failed', reason: 'video_not_found' });
+    const delivered = receiver.received.find(({ headers }) => headers['webhook-id'] === view.event_id);
+    const event = new Webhook(SECRET).verify(delivered?.body ?? '', delivered?.headers as Record<string, string>);
+    expect(event).toMatchObject({
+      type: 'video.failed',
+      data: { id: 'vid_unknown_1', status: 'FAILED' },
+      reason: { code: 'video_not_found' },
+    });
+  });
 
   it('puts the key, the secret and the token in no answer and no output; SIGINT ends it with 0', { timeout: 60_000 }, async () => {
     expect(answers.length).toBeGreaterThan(5);

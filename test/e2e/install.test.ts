@@ -71,7 +71,7 @@ beforeAll(async () => {
 
 describe('installing avatar-video', () => {
   it('installs the library’s dependencies only: none of the command’s', () => {
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['form-data-encoder', 'undici', 'zod']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['form-data-encoder', 'standardwebhooks', 'undici', 'zod']);
   });
 
   it('ships mediabunny’s Node bundle unmodified, the one copy every entry loads where mediabunny is not installed', async () => {

@@ -16,6 +16,9 @@ import {
   safetyMs,
 } from '../../src/internal/create-pacing.js';
 
+/** Creates the server saw at these times, answered at once. */
+const at = (...times: number[]) => times.map((time) => ({ sentAt: time, at: time }));
+const seen = (time: number) => ({ sentAt: time, at: time });
 const apply = (state: PacingState, ...events: PacingEvent[]) => events.reduce(nextPacing, state);
 /** A create sent at `at` and accepted `latency` ms later. */
 const accepted = (id: number, at: number, latency = 10): PacingEvent[] => [
@@ -65,12 +68,20 @@ describe('a learned rate', () => {
 
   it('learns from one 429 the fewest creates per window that all answers fit', () => {
     // Two accepted 20 ms apart, the third refused: 1 a window would need a window of 20 ms, below the least believed.
-    expect(learnedLimit([10, 30], 50)).toEqual({ limit: 2, lowerMs: 40, upperMs: Number.POSITIVE_INFINITY });
+    expect(learnedLimit(at(10, 30), seen(50))).toEqual({ limit: 2, lowerMs: 40, upperMs: Number.POSITIVE_INFINITY });
     // One every 20 s, the third refused: not one a window (the second was accepted 20 s after the first).
-    expect(learnedLimit([0, 20_000], 40_000)).toMatchObject({ limit: 2, lowerMs: 40_000 });
+    expect(learnedLimit(at(0, 20_000), seen(40_000))).toMatchObject({ limit: 2, lowerMs: 40_000 });
     // One accepted a minute ago, one now, then refused: one per window of between 10 ms and 60 s.
-    expect(learnedLimit([0, 60_000], 60_010)).toEqual({ limit: 1, lowerMs: 10, upperMs: 60_000 });
-    expect(learnedLimit([], 5)).toMatchObject({ limit: 1 });
+    expect(learnedLimit(at(0, 60_000), seen(60_010))).toEqual({ limit: 1, lowerMs: 10, upperMs: 60_000 });
+    expect(learnedLimit([], seen(5))).toMatchObject({ limit: 1 });
+    // One a second; the first create's answer came 300 ms late (a loaded host). Counted from the answers, the two
+    // accepted would be 710 ms apart, too close for one a second, and two a window would be learned; counted from
+    // when the server can have seen each, one a second fits.
+    const slow = [
+      { sentAt: 0, at: 300 },
+      { sentAt: 1_000, at: 1_010 },
+    ];
+    expect(learnedLimit(slow, { sentAt: 1_020, at: 1_030 })).toEqual({ limit: 1, lowerMs: 10, upperMs: 1_010 });
   });
 
   it('probes the window one create at a time at round windows at least twice the proven bound', () => {
@@ -104,6 +115,16 @@ describe('a learned rate', () => {
     state = apply(state, { type: 'throttled', id: 3, at: 50, retryAfterMs: 5_950 });
     expect(rateInForce(state)).toEqual({ limit: 2, windowMs: 6_000, probing: false });
     expect(nextCreateAt(state, 60)).toBe(10 + 6_000 + safetyMs(6_000));
+  });
+
+  it('counts the window a Retry-After tells from when the oldest create was sent, not from its slow answer', () => {
+    // Seen by the server at about 0, answered 300 ms later; the refusal's answer is quick. From the answer, the slot
+    // would seem to free 700 ms after it: shorter than any window, so nothing would be learned and the next creates
+    // would knock again. From the send, it is the 1 s window it is.
+    let state = apply(initialPacing(), ...accepted(1, 0, 300), ...accepted(2, 300, 20), { type: 'sent', id: 3, at: 330 });
+    state = apply(state, { type: 'throttled', id: 3, at: 340, retryAfterMs: 660 });
+    expect(rateInForce(state)).toEqual({ limit: 2, windowMs: 1_000, probing: false });
+    expect(nextCreateAt(state, 1_000)).toBe(300 + 1_000 + safetyMs(1_000));
   });
 
   it('relaxes: after quiet windows the lower bound is forgotten and a shorter round window probed; later, all of it', () => {

@@ -5,7 +5,7 @@
 import type { Job, Queue } from 'bullmq';
 import { deliveryJob, watchJob } from './pieces.js';
 
-/** Where a watch is: not polled yet, polling, its event being delivered (tries included), delivered, or failed. */
+/** Where a watch is: not run yet, polling, its event being delivered (tries included), delivered, or failed. */
 export type WatchState = 'waiting' | 'polling' | 'delivering' | 'delivered' | 'failed';
 
 /** A watch, as `POST /watches` and `GET /watches/{id}` answer. Never the notify URL: it may hold a token. */
@@ -15,6 +15,8 @@ export interface WatchView {
   state: WatchState;
   /** Polls of the video so far. */
   polls: number;
+  /** Polls in a row that failed for a reason a later one may not meet (the service unreachable, 5xx, 429). */
+  failed_polls?: number;
   /** The video's status as last read; once settled, the status its event carries. */
   video_status?: string;
   event_id?: string;
@@ -52,8 +54,11 @@ interface WatchResult {
 interface WatchData {
   videoId: string;
   notifyUrl: string;
+  /** Set by the watch's first run. */
+  startedAt?: number;
   state?: { polls?: unknown };
   video?: { status?: string };
+  failures?: number;
 }
 
 type Queues = { watchQueue: Pick<Queue, 'add' | 'getJob'>; deliveryQueue: Pick<Queue, 'getJob'> };
@@ -64,7 +69,9 @@ export function watchStore({ watchQueue, deliveryQueue }: Queues, scrub: (text: 
   const deliveryOf = (job: Job): Promise<Job | undefined> => {
     const { eventId } = (job.returnvalue ?? {}) as WatchResult;
     if (eventId === undefined) return Promise.resolve(undefined);
-    return deliveryQueue.getJob(deliveryJob({ id: eventId }, job.data.notifyUrl).opts.jobId);
+    // The job id is the one thing read of the result, and it comes from the event's id and the URL alone.
+    const { jobId } = deliveryJob({ id: eventId } as Parameters<typeof deliveryJob>[0], job.data.notifyUrl).opts;
+    return deliveryQueue.getJob(jobId);
   };
   const describeJob = async (job: Job): Promise<WatchView> => {
     const state = await job.getState();
@@ -73,8 +80,9 @@ export function watchStore({ watchQueue, deliveryQueue }: Queues, scrub: (text: 
     if (state === 'failed') return { ...view, state: 'failed', ...errorOf(job, scrub) };
     if (state !== 'completed') {
       // An attempt that failed (a 401 since fixed?) is waiting for the next: its reason is what the caller needs.
-      const polling = view.polls > 0 || state === 'active' ? 'polling' : 'waiting';
-      return { ...view, state: polling, video_status: data.video?.status, ...errorOf(job, scrub) };
+      const polling = data.startedAt !== undefined || state === 'active' ? 'polling' : 'waiting';
+      const failing = typeof data.failures === 'number' && data.failures > 0 ? { failed_polls: data.failures } : {};
+      return { ...view, state: polling, video_status: data.video?.status, ...failing, ...errorOf(job, scrub) };
     }
     const result = (job.returnvalue ?? {}) as WatchResult;
     const delivery = await deliveryOf(job);
