@@ -6,6 +6,7 @@ import { registerJobCommands } from './commands/jobs.js';
 import { registerCreate, registerGenerate, registerValidate } from './commands/make.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMock } from './commands/mock.js';
+import { registerRelay } from './commands/relay.js';
 import { cliFailure } from './failure.js';
 import { proxyUrl } from './flags.js';
 import { commandName } from './invocation.js';
@@ -97,6 +98,7 @@ function buildProgram(session: Session): Command {
     registerMock,
     registerDemo,
     registerMcp,
+    registerRelay,
   ]) {
     register(program, session);
   }
