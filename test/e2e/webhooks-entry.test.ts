@@ -155,7 +155,6 @@ describe('avatar-video/webhooks in workerd', () => {
     worker = new Miniflare({
       modules: true,
       script: bundled,
-      modulesRoot: work,
       compatibilityDate: '2026-07-01',
       bindings: { WEBHOOK_SECRET: secret },
     });
