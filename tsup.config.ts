@@ -48,19 +48,20 @@ const importTestingEntry: NonNullable<Options['esbuildPlugins']>[number] = {
 };
 
 /**
- * esbuild plugin of the web build: it fails the build if the entry or a chunk imports Node's modules or undici. The
- * web entry reaches the runtime through its own platform (src/web/platform.ts, and `#platform` under the browser
- * condition: package.json's `imports`), so nothing of Node is there to import.
+ * esbuild plugin of the builds that run outside Node (the web entry, avatar-video/webhooks): it fails the build if
+ * the entry or a chunk imports Node's modules or undici. The web entry reaches the runtime through its own platform
+ * (src/web/platform.ts, and `#platform` under the browser condition: package.json's `imports`), so nothing of Node is
+ * there to import.
  */
-const webPure: NonNullable<Options['esbuildPlugins']>[number] = {
+const webPure = (build: string): NonNullable<Options['esbuildPlugins']>[number] => ({
   name: 'web-pure',
-  setup(build) {
-    build.onEnd(({ outputFiles = [] }) => {
+  setup(esbuild) {
+    esbuild.onEnd(({ outputFiles = [] }) => {
       const reached = outputFiles.flatMap((file) => nodeImports(file.text).map((name) => `${name} in ${file.path}`));
-      if (reached.length > 0) throw new Error(`the web build imports Node's modules or undici: ${reached.join(', ')}`);
+      if (reached.length > 0) throw new Error(`the ${build} build imports Node's modules or undici: ${reached.join(', ')}`);
     });
   },
-};
+});
 
 /** The library's entries (ESM and CommonJS, with declarations): one config each, as each sits at its own depth. */
 const library: Options = {
@@ -124,7 +125,7 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     sourcemap: false,
     splitting: true,
     noExternal: ['form-data-encoder'],
-    esbuildPlugins: [webPure],
+    esbuildPlugins: [webPure('web')],
     clean: false,
   },
   // avatar-video/proxy: web-standard code only (no `node:` module, no undici), for Workers, Edge, Bun and Deno as much
@@ -134,6 +135,16 @@ export default defineConfig(({ outDir = 'dist' }): Options[] => [
     entry: { 'proxy/index': 'src/proxy/index.ts' },
     external: ['avatar-video'],
     esbuildPlugins: [importSharedFromMain],
+    clean: false,
+  },
+  // avatar-video/webhooks: verification for any runtime (Workers, Edge, Node, Bun, Deno), so no `node:` module in
+  // its output (or the build fails); its error class extends the main entry's, imported by its name as
+  // avatar-video/proxy does. standardwebhooks, a dependency, stays external.
+  {
+    ...library,
+    entry: { 'webhooks/index': 'src/webhooks/index.ts' },
+    external: ['avatar-video'],
+    esbuildPlugins: [importSharedFromMain, webPure('avatar-video/webhooks')],
     clean: false,
   },
   // avatar-video/ai-sdk: the main entry by its name, left external, as avatar-video/media takes it; the media probe

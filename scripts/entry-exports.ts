@@ -18,6 +18,7 @@ const ENTRIES: [entry: string, subpath: string, condition: string][] = [
   ['media', './media', 'import'],
   ['testing', './testing', 'import'],
   ['proxy', './proxy', 'import'],
+  ['webhooks', './webhooks', 'import'],
   ['bullmq', './bullmq', 'import'],
   ['ai-sdk', './ai-sdk', 'import'],
 ];

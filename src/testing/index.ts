@@ -7,6 +7,8 @@
  *   ...
  *   await server.close();
  *
+ * `signedEvent(video, secret)` signs a webhook event as the SDK's deliveries are, for a receiver's own tests.
+ *
  * The routes are MSW handlers, but they are not offered for a user's own `setupServer`: that intercepts
  * the global fetch and node:http, never the undici the SDK sends with, so the SDK would not see them.
  */
@@ -27,6 +29,7 @@ export {
   type MockVideo,
   type RecordedRequest,
 } from './state.js';
+export { type SignedEvent, type SignedEventOptions, signedEvent } from './webhook.js';
 
 export interface MockServerOptions extends MockStateOptions {
   /** API port; 0 picks a free one. The CDN always gets a free port. Host is always 127.0.0.1. @default 0 */

@@ -37,6 +37,10 @@ export const processorOptions: VideoProcessorOptions = { outputDir: 'out', queue
 export const probeOptions: ProbeOptions = { fieldName: undefined };
 export const proxy: ProxyHandler = createProxyHandler({ apiKey: 'k', baseURL: 'https://api.example.com', authorize: () => true, maxUploadBytes: undefined });
 export const nodeProxy = toNodeHandler(proxy);
+// A receiver: the raw body as text or bytes, web or Node headers; a refusal's reason to branch on.
+export const received = (body: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>): VideoEvent =>
+  verifyWebhook(body, headers, 'whsec_c2VjcmV0');
+export const refusedFor = (error: unknown): WebhookVerificationReason | undefined => (error instanceof WebhookVerificationError ? error.reason : undefined);
 // A type met inside a value (an error's details) is named under the client class.
 export const issueCodes = (error: MediaValidationError): AvatarVideo.MediaIssueCode[] => error.issues.map((issue) => issue.code);
 // So is every type the entry exports, in either module format and under every moduleResolution.
@@ -52,13 +56,15 @@ export async function main(): Promise<number> {
   const page: VideoPage = await client.videos.list({ limit: undefined, after: undefined });
   const answer: APIPromise<Video> = client.videos.retrieve(video.id, { signal });
   const waited = await client.videos.waitForCompletion((await answer).id, { signal, onProgress: undefined });
+  const delivery = await signedEvent(waited, 'whsec_c2VjcmV0', 'video.completed', { at: undefined });
+  const event: VideoEvent = received(delivery.body, delivery.headers);
   // Settled values are what they say, without an \`| undefined\` left by an optional option.
   const maxAudio: number = client.limits.maxAudioSeconds;
   const key: string = server.state.options.apiKey;
   // @ts-expect-error pages are made by \`videos.list\`, not by users
   new VideoPage();
   await server.close();
-  return page.data.length + maxAudio + key.length + (waited.progress ?? 0) + processor.length + (info.durationSeconds ?? 0) + limited.delayMs;
+  return page.data.length + maxAudio + key.length + (waited.progress ?? 0) + processor.length + (info.durationSeconds ?? 0) + limited.delayMs + event.data.created_at;
 }
 `;
 }
@@ -72,10 +78,11 @@ const ESM = program(`import AvatarVideo, {
   type VideoCreateParams,
   VideoPage,
 } from 'avatar-video';
-import { type MockServer, startMockServer } from 'avatar-video/testing';
+import { type MockServer, signedEvent, startMockServer } from 'avatar-video/testing';
 import { createVideoProcessor, QueueRateLimitError, type VideoProcessorOptions } from 'avatar-video/bullmq';
 import { type MediaInfo, type ProbeOptions, probeMedia } from 'avatar-video/media';
-import { createProxyHandler, type ProxyHandler, toNodeHandler } from 'avatar-video/proxy';`);
+import { createProxyHandler, type ProxyHandler, toNodeHandler } from 'avatar-video/proxy';
+import { type VideoEvent, verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from 'avatar-video/webhooks';`);
 
 const CJS = program(`import AvatarVideo = require('avatar-video');
 import testing = require('avatar-video/testing');
@@ -87,7 +94,7 @@ type VideoCreateParams = AvatarVideo.VideoCreateParams;
 import MediaValidationError = AvatarVideo.MediaValidationError;
 const { toFile } = AvatarVideo;
 type MockServer = testing.MockServer;
-const { startMockServer } = testing;
+const { signedEvent, startMockServer } = testing;
 import bullmq = require('avatar-video/bullmq');
 type VideoProcessorOptions = bullmq.VideoProcessorOptions;
 const { createVideoProcessor, QueueRateLimitError } = bullmq;
@@ -97,7 +104,12 @@ type ProbeOptions = media.ProbeOptions;
 const { probeMedia } = media;
 import proxyEntry = require('avatar-video/proxy');
 type ProxyHandler = proxyEntry.ProxyHandler;
-const { createProxyHandler, toNodeHandler } = proxyEntry;`);
+const { createProxyHandler, toNodeHandler } = proxyEntry;
+import webhooks = require('avatar-video/webhooks');
+type VideoEvent = webhooks.VideoEvent;
+type WebhookVerificationReason = webhooks.WebhookVerificationReason;
+import WebhookVerificationError = webhooks.WebhookVerificationError;
+const { verifyWebhook } = webhooks;`);
 
 /** A project folder in the consumer: its files, a tsconfig, and a node_modules/@types holding only @types/node. */
 async function project(files: Record<string, string>, compilerOptions: Record<string, unknown>): Promise<string> {
@@ -177,7 +189,7 @@ describe.each(COMPILERS)('a strict consumer project, by $name', (compiler) => {
     COMPILE_TIMEOUT,
   );
 
-  // node10 reads `types` and `typesVersions` (avatar-video/testing, /bullmq, /media, /proxy), not `exports`.
+  // node10 reads `types` and `typesVersions` (avatar-video/testing, /bullmq, /media, /proxy, /webhooks), not `exports`.
   it(
     compiler.major < 7 ? 'compiles with no error under node10, the subpaths through typesVersions' : 'refuses node10, which it removed',
     async () => {

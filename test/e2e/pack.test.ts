@@ -42,6 +42,8 @@ it('packs dist/ from a clone that has none: prepack builds it', { timeout: 180_0
       'dist/media/index.js',
       'dist/proxy/index.js',
       'dist/proxy/index.cjs',
+      'dist/webhooks/index.js',
+      'dist/webhooks/index.cjs',
       'dist/ai-sdk/index.js',
       'dist/ai-sdk/index.cjs',
       'dist/testing/index.js',

@@ -32,6 +32,8 @@ const ENTRIES = [
   { types: 'dist/web/index.d.ts', specifier: 'avatar-video/web', format: 'esm', value: 'AvatarVideo' },
   { types: 'dist/proxy/index.d.ts', specifier: 'avatar-video/proxy', format: 'esm', value: 'createProxyHandler' },
   { types: 'dist/proxy/index.d.cts', specifier: 'avatar-video/proxy', format: 'cjs', value: 'createProxyHandler' },
+  { types: 'dist/webhooks/index.d.ts', specifier: 'avatar-video/webhooks', format: 'esm', value: 'verifyWebhook' },
+  { types: 'dist/webhooks/index.d.cts', specifier: 'avatar-video/webhooks', format: 'cjs', value: 'verifyWebhook' },
   { types: 'dist/ai-sdk/index.d.ts', specifier: 'avatar-video/ai-sdk', format: 'esm', value: 'createAvatarVideo' },
   { types: 'dist/ai-sdk/index.d.cts', specifier: 'avatar-video/ai-sdk', format: 'cjs', value: 'createAvatarVideo' },
 ] as const;

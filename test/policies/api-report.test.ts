@@ -115,7 +115,7 @@ describe('scripts/api-report.ts: the public-surface reports', () => {
 describe("this repository's reports", () => {
   it('has one committed report in etc/ for each entry of package.json, and no other', () => {
     const names = apiEntries(ROOT).map((entry) => entry.name);
-    expect(names).toEqual(['main', 'testing', 'bullmq', 'media', 'web', 'proxy', 'ai-sdk']);
+    expect(names).toEqual(['main', 'testing', 'bullmq', 'media', 'web', 'proxy', 'webhooks', 'ai-sdk']);
     expect(
       readdirSync(join(ROOT, 'etc'))
         .filter((file) => file.endsWith('.api.md'))

@@ -59,11 +59,13 @@ function reached(entry: string): Set<string> {
   return reachedIn(graph, entry);
 }
 
-function reachedIn(graph: Map<string, string[]>, entry: string): Set<string> {
+/** Every file `entry` reaches in `graph`, itself included; past a file `beyond` refuses, nothing is followed. */
+function reachedIn(graph: Map<string, string[]>, entry: string, beyond: (file: string) => boolean = () => true): Set<string> {
   const seen = new Set<string>();
   const visit = (node: string) => {
     if (seen.has(node)) return;
     seen.add(node);
+    if (node !== entry && !beyond(node)) return;
     for (const next of graph.get(node) ?? []) visit(next);
   };
   visit(entry);
@@ -123,6 +125,12 @@ const CLI_HELPERS = [
   'lib/job-error.ts',
   'lib/media/long-audio.ts',
 ];
+
+/**
+ * The webhook event and its signing, which `bullmq/` (the delivery processor) and `testing/` (`signedEvent`) import by
+ * path: leaves but for each other and the `Video` type, the same code on the sending side as on the testing side.
+ */
+const WEBHOOK_EVENT = ['webhooks/event.ts', 'webhooks/sign.ts'];
 
 /** The helpers the MCP server shares with the library (docs/architecture.md): the key's redaction, the output check, long audio. */
 const MCP_HELPERS = ['internal/output-path.ts', 'internal/redact.ts', 'lib/media/long-audio.ts'];
@@ -265,6 +273,37 @@ describe('layers', () => {
     expect([...graph].filter(([file, deps]) => !file.startsWith('proxy/') && deps.some((dep) => dep.startsWith('proxy/')))).toEqual([]);
   });
 
+  it('keeps webhooks/ web-standard and on its own: no node: module or undici, standardwebhooks, of the SDK the shared errors', () => {
+    // The build takes errors.ts from the main entry by its name (tsup.config.ts) and fails on a node: import left in
+    // its output; schemas.ts is read for the `Video` type only; internal/brand.ts is a leaf, bundled as it is.
+    const WEBHOOKS_MAY_REACH = ['errors.ts', 'schemas.ts', 'internal/brand.ts'];
+    const webhookFiles = files.filter((file) => name(file).startsWith('webhooks/'));
+    const outside = webhookFiles.flatMap((file) =>
+      (graph.get(name(file)) ?? [])
+        .filter((dep) => !dep.startsWith('webhooks/') && !WEBHOOKS_MAY_REACH.includes(dep))
+        .map((dep) => `${name(file)} -> ${dep}`),
+    );
+    expect(outside).toEqual([]);
+    const packages = webhookFiles.flatMap((file) => specifiers(file).filter((spec) => !spec.startsWith('.')));
+    expect([...new Set(packages)]).toEqual(['standardwebhooks']);
+    const runtimeSchemas = webhookFiles.filter((file) =>
+      /^\s*import\s+(?!type\b)[^;]*?from\s+'\.\.\/schemas\.js'/m.test(readFileSync(file, 'utf8')),
+    );
+    expect(runtimeSchemas.map(name)).toEqual([]);
+    expect(platformImports(webhookFiles)).toEqual([]);
+    // The event and its signing, which others import by path, reach no further than each other and the Video type.
+    expect(
+      WEBHOOK_EVENT.flatMap((file) => (graph.get(file) ?? []).filter((dep) => !WEBHOOK_EVENT.includes(dep) && dep !== 'schemas.ts')),
+    ).toEqual([]);
+    // Outside it, only bullmq/ and testing/'s signedEvent import webhooks/, and only the event and its signing.
+    const importers = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('webhooks/') ? [] : deps.filter((dep) => dep.startsWith('webhooks/')).map((dep) => [file, dep] as const),
+    );
+    const allowed = ([file, dep]: readonly [string, string]) =>
+      WEBHOOK_EVENT.includes(dep) && (file.startsWith('bullmq/') || file === 'testing/webhook.ts');
+    expect(importers.filter((edge) => !allowed(edge)).map(([file, dep]) => `${file} -> ${dep}`)).toEqual([]);
+  });
+
   it('keeps web/ its own entry and platform: no node: module or undici in its files; only `#platform` leads to it', () => {
     // The web build resolves `#platform` to web/platform.ts (the browser condition) and fails on any node: import
     // left (tsup.config.ts); here the web files are held to it, and no relative import of the Node side reaches web/.
@@ -295,11 +334,17 @@ describe('layers', () => {
     expect(reach).toEqual([]);
   });
 
-  it('keeps testing/ self-contained: the mock imports nothing of the SDK', () => {
+  it('keeps testing/ self-contained: the mock imports nothing of the SDK, signedEvent only the webhook event and its signing', () => {
+    const allowed = (file: string, dep: string) =>
+      dep.startsWith('testing/') || (file === 'testing/webhook.ts' && (WEBHOOK_EVENT.includes(dep) || dep === 'schemas.ts'));
     const outside = [...graph].flatMap(([file, deps]) =>
-      file.startsWith('testing/') ? deps.filter((dep) => !dep.startsWith('testing/')).map((dep) => `${file} -> ${dep}`) : [],
+      file.startsWith('testing/') ? deps.filter((dep) => !allowed(file, dep)).map((dep) => `${file} -> ${dep}`) : [],
     );
     expect(outside).toEqual([]);
+    // schemas.ts for the `Video` type only: its zod stays out of the mock.
+    expect(/^\s*import\s+(?!type\b)[^;]*?from\s+'\.\.\/schemas\.js'/m.test(readFileSync(join(SRC, 'testing/webhook.ts'), 'utf8'))).toBe(
+      false,
+    );
   });
 
   it('keeps testing/ for its users: outside it only the CLI’s mock command imports it, through its entry point', () => {
@@ -342,7 +387,7 @@ describe('layers', () => {
   it('keeps the entries free of code: they import and export, and index.ts builds the one client with its platform', () => {
     // An entry's `AvatarVideo` is the one client (client.ts) given the entry's platform and `Videos`: a constructor
     // of one `super` call, and nothing else, in a class whose namespace names the types users meet in it.
-    const code = ['index.ts', 'web/index.ts', 'media/index.ts', 'proxy/index.ts'].flatMap((entry) => {
+    const code = ['index.ts', 'web/index.ts', 'media/index.ts', 'proxy/index.ts', 'webhooks/index.ts'].flatMap((entry) => {
       const file = ts.createSourceFile(entry, readFileSync(join(SRC, entry), 'utf8'), ts.ScriptTarget.Latest);
       return file.statements
         .filter(

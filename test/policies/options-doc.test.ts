@@ -13,6 +13,7 @@ const ENTRIES = [
   'src/bullmq/index.ts',
   'src/testing/index.ts',
   'src/proxy/index.ts',
+  'src/webhooks/index.ts',
   'src/ai-sdk/index.ts',
 ].map((entry) => resolve(ROOT, entry));
 const DOC = readFileSync(resolve(ROOT, 'docs/options.md'), 'utf8');

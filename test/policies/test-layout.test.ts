@@ -10,7 +10,22 @@ import { describe, expect, it } from 'vitest';
 const TEST = join(import.meta.dirname, '..');
 
 /** One folder per public area, one for the pure policies, one for internals that no public method can reach. */
-const AREAS = ['videos', 'web', 'media', 'mock', 'cli', 'mcp', 'bullmq', 'proxy', 'networks', 'ai-sdk', 'e2e', 'policies', 'internals'];
+const AREAS = [
+  'videos',
+  'web',
+  'media',
+  'mock',
+  'cli',
+  'mcp',
+  'bullmq',
+  'proxy',
+  'webhooks',
+  'networks',
+  'ai-sdk',
+  'e2e',
+  'policies',
+  'internals',
+];
 /** The folders whose tests may import src/internal/ and src/lib/; every other area is a surface, tested through its entry. */
 const MAY_IMPORT_INTERNALS = ['policies', 'internals'];
 /** Every .ts file under test/ apart from the fixtures, as a path relative to test/ with forward slashes. */
