@@ -26,6 +26,8 @@ const ENTRIES: Array<[entry: string, from: Array<keyof typeof SPECIFIERS>]> = [
   ['proxy/index', ['index']],
   ['webhooks/index', ['index']],
   ['ai-sdk/index', ['index']],
+  // The events its deliveries carry: avatar-video/webhooks' `VideoEvent`, whose video is the main entry's.
+  ['bullmq/index', ['index', 'webhooks/index']],
   // `signedEvent`'s video and event: the main entry's `Video`, avatar-video/webhooks' `VideoEvent`.
   ['testing/index', ['index', 'webhooks/index']],
 ];
