@@ -25,14 +25,19 @@ export const DELIVERY_BACKOFF_MS = 2_000;
  * the queue holds it (a processor that died after adding it, and ran again) adds nothing.
  */
 export function deliveryJob(event: VideoEvent, notifyUrl: string): DeliveryQueueJob {
-  const target = createHash('sha256').update(notifyUrl).digest('hex').slice(0, 16);
   return {
     name: 'delivery',
     data: { event, notifyUrl },
     opts: {
-      jobId: `delivery-${event.id.slice('evt_'.length)}-${target}`,
+      jobId: deliveryJobId(event.id, notifyUrl),
       attempts: DELIVERY_ATTEMPTS,
       backoff: { type: 'exponential', delay: DELIVERY_BACKOFF_MS },
     },
   };
+}
+
+/** The queue job id of the delivery of the event `eventId` to `notifyUrl`: where to look for it (the relay's `GET /watches/{id}`). */
+export function deliveryJobId(eventId: string, notifyUrl: string): string {
+  const target = createHash('sha256').update(notifyUrl).digest('hex').slice(0, 16);
+  return `delivery-${eventId.slice('evt_'.length)}-${target}`;
 }

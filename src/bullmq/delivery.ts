@@ -1,13 +1,13 @@
 import { InvalidArgumentError, VERSION } from 'avatar-video';
 import type { Job } from 'bullmq';
 import type { Agent } from 'undici';
+import { undici } from '../internal/undici-dispatches.js';
 import { VIDEO_EVENT_TYPES, type VideoEventType } from '../webhooks/event.js';
 import { signEvent } from '../webhooks/sign.js';
 import { guardedLookup, literalAddressProblem, RefusedAddressError } from './address-guard.js';
 import type { DeliveryJobData } from './delivery-job.js';
 import { WebhookDeliveryError } from './errors.js';
 import { notifyUrlProblem } from './notify-url.js';
-import { undici } from '../internal/undici-dispatches.js';
 
 export interface DeliveryProcessorOptions {
   /**

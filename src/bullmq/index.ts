@@ -25,7 +25,7 @@ export {
   type DeliveryProcessorOptions,
   type DeliveryResult,
 } from './delivery.js';
-export { type DeliveryJobData, type DeliveryQueueJob, deliveryJob } from './delivery-job.js';
+export { type DeliveryJobData, type DeliveryQueueJob, deliveryJob, deliveryJobId } from './delivery-job.js';
 export { QueueRateLimitError, WebhookDeliveryError } from './errors.js';
 export { type VideoJobData, type VideoJobItem, type VideoJobOptions, type VideoQueueJob, videoJob } from './job.js';
 export type { DeliveryQueue } from './notify.js';

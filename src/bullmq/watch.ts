@@ -13,10 +13,11 @@ import {
   type VideoStatus,
   type WaitOptions,
 } from 'avatar-video';
-import type { Job, Queue } from 'bullmq';
+import type { Job } from 'bullmq';
 import { backoff, isNeverRetried, isRetryableReadStatus } from '../internal/retry-rules.js';
 import { type VideoEventReason, type VideoEventType, videoEvent } from '../webhooks/event.js';
 import { deliveryJob } from './delivery-job.js';
+import type { DeliveryQueue } from './notify.js';
 import { checkNotifyUrl } from './notify-url.js';
 import { checkVideoId, type WatchJobData } from './watch-job.js';
 
@@ -31,7 +32,7 @@ export type WatchJobHandle = Pick<Job<WatchJobData, WatchJobResult>, 'data' | 'u
 /** Options of `createWatchProcessor`: where deliveries go, the poll schedule of each watch, and its bound. */
 export interface WatchProcessorOptions extends Pick<WaitOptions, 'pollInterval' | 'maxPollInterval'> {
   /** The application's queue of deliveries: one is added when a watch ends, whatever the way (required). */
-  deliveryQueue: Pick<Queue, 'add'>;
+  deliveryQueue: DeliveryQueue;
   /**
    * Bound on a watch's whole wait, in ms, counted from its first poll: a video still unsettled then ends the watch
    * with `video.failed`, reason `watch_timed_out`, and the video as last read. The video job keeps running on the
@@ -129,7 +130,7 @@ export function createWatchProcessor(client: PollingClient, options: WatchProces
 /** A processor's settled options. */
 interface Watch {
   client: PollingClient;
-  deliveryQueue: Pick<Queue, 'add'>;
+  deliveryQueue: DeliveryQueue;
   waitTimeout: number;
   schedule: PollOptions;
   firstDelay: number;

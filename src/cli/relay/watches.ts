@@ -3,7 +3,7 @@
  * state in BullMQ and, once it settled, its delivery job's.
  */
 import type { Job, Queue } from 'bullmq';
-import { deliveryJob, watchJob } from './pieces.js';
+import { deliveryJobId, watchJob } from './pieces.js';
 
 /** Where a watch is: not run yet, polling, its event being delivered (tries included), delivered, or failed. */
 export type WatchState = 'waiting' | 'polling' | 'delivering' | 'delivered' | 'failed';
@@ -70,7 +70,7 @@ export function watchStore({ watchQueue, deliveryQueue }: Queues, scrub: (text: 
     const { eventId } = (job.returnvalue ?? {}) as WatchResult;
     if (eventId === undefined) return Promise.resolve(undefined);
     // The job id is the one thing read of the result, and it comes from the event's id and the URL alone.
-    const { jobId } = deliveryJob({ id: eventId } as Parameters<typeof deliveryJob>[0], job.data.notifyUrl).opts;
+    const jobId = deliveryJobId(eventId, job.data.notifyUrl);
     return deliveryQueue.getJob(jobId);
   };
   const describeJob = async (job: Job): Promise<WatchView> => {
