@@ -22,8 +22,9 @@ export interface GeneratingClient {
     /**
      * Reads the video of a job whose file an earlier attempt saved, for its `video.completed` (a worker that died
      * between saving and finishing). Needed only by jobs with a `notifyUrl`.
+     * @default undefined
      */
-    retrieve?(videoId: string): PromiseLike<Video>;
+    retrieve?: ((videoId: string) => PromiseLike<Video>) | undefined;
   };
 }
 
