@@ -84,9 +84,9 @@ async function receiver(answer?: Parameters<typeof startWebhookReceiver>[0]): Pr
 /** The job once it completed or failed. */
 async function settled(of: Queue, id: string): Promise<Job> {
   for (;;) {
-    const job = await of.getJob(id);
-    const state = await job?.getState();
-    if (job && (state === 'completed' || state === 'failed')) return job;
+    const state = await of.getJobState(id);
+    // Read once it has settled: a job read before may have been read while it was still active.
+    if (state === 'completed' || state === 'failed') return (await of.getJob(id)) as Job;
     await sleep(100);
   }
 }
