@@ -7,7 +7,7 @@
  *   fixed 5 s   one process retrieving each video every 5 s until it settles, then POSTing the same signed event
  *   video jobs  `videoJob(item, { notifyUrl })` on HOSTS processes running `createVideoProcessor` with a
  *               `deliveryQueue` and `createDeliveryProcessor`: the job is made, waited for and saved, then its event
- * A node:http receiver here verifies every event with `standardwebhooks` (the specification's reference
+ * A node:http receiver here verifies every event with `verifyWebhook` (on `standardwebhooks`, the specification's reference
  * implementation) and records when it arrived. Delay = arrival minus the job's completion on the mock (its create time
  * on the mock's clock plus its processing time, not the 1-second `completed_at`); polls = the mock's answers to
  * `GET /v1/videos/<id>`; CPU = the worker processes' CPU time from ready to stop (redis-server's not counted); peak RSS
@@ -28,10 +28,9 @@ import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
-import { Webhook } from 'standardwebhooks';
 import { videoJob, watchJob } from '../src/bullmq/index.js';
 import { startMockServer } from '../src/testing/index.js';
-import type { VideoEvent } from '../src/webhooks/event.js';
+import { type VideoEvent, verifyWebhook } from '../src/webhooks/index.js';
 import { wav } from '../test/helpers/media.js';
 import { findRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../test/helpers/redis-server.js';
 import { type Received, startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
@@ -80,7 +79,6 @@ interface Arrivals {
   ids: Set<string>;
 }
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
-const verifier = new Webhook(secret);
 const arrivals = new Map<string, Arrivals>();
 let unverified = 0;
 const receiver = await startWebhookReceiver((request, response) => {
@@ -100,7 +98,7 @@ const receiver = await startWebhookReceiver((request, response) => {
 /** The event of a request whose signature, timestamp and body verify, else undefined. */
 function verified(request: Received): VideoEvent | undefined {
   try {
-    return verifier.verify(request.body, request.headers as Record<string, string>) as VideoEvent;
+    return verifyWebhook(request.body, request.headers as Record<string, string>, secret);
   } catch {
     return undefined;
   }
