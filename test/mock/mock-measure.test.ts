@@ -82,7 +82,10 @@ describe('independent of the SDK', () => {
     const imports = readdirSync(testing)
       .filter((name) => name.endsWith('.ts'))
       .flatMap((name) => [...readFileSync(join(testing, name), 'utf8').matchAll(/from '(\.\.\/[^']+)'/g)].map((m) => `${name}: ${m[1]}`));
-    expect(imports).toEqual([]);
+    // But signedEvent (webhook.ts), which signs an event with the very code deliveries are signed with: it checks
+    // nothing of the SDK's, it hands a receiver's test what the SDK sends.
+    const signing = ['webhook.ts: ../schemas.js', 'webhook.ts: ../webhooks/event.js', 'webhook.ts: ../webhooks/sign.js'];
+    expect(imports.filter((line) => !signing.includes(line))).toEqual([]);
   });
 
   it("its rules, written from the spec, agree with the SDK's constants", () => {
