@@ -186,12 +186,17 @@ async function readSome(body: AsyncIterable<Uint8Array> & { destroy(): unknown }
 
 /** @throws InvalidArgumentError naming `secret`, never showing it. */
 function checkSecret(secret: unknown): void {
+  const problem = secretProblem(secret);
+  if (problem !== undefined) throw new InvalidArgumentError('secret', `createDeliveryProcessor: secret ${problem}`);
+}
+
+/**
+ * What is wrong with `secret` as a signing secret, without quoting it, or undefined: `whsec_` and the base64 of at
+ * least 24 bytes. The relay checks its environment's secret with it too.
+ */
+export function secretProblem(secret: unknown): string | undefined {
   const base64 = typeof secret === 'string' ? SECRET.exec(secret)?.[1] : undefined;
   const bytes = base64 === undefined ? 0 : (base64.length / 4) * 3 - (base64.match(/=+$/)?.[0].length ?? 0);
-  if (bytes < MIN_SECRET_BYTES) {
-    throw new InvalidArgumentError(
-      'secret',
-      `createDeliveryProcessor: secret must be whsec_ and the base64 of at least ${MIN_SECRET_BYTES} random bytes (whsec_$(openssl rand -base64 32)); the one given is not`,
-    );
-  }
+  if (bytes >= MIN_SECRET_BYTES) return undefined;
+  return `must be whsec_ and the base64 of at least ${MIN_SECRET_BYTES} random bytes (whsec_$(openssl rand -base64 32)); the one given is not`;
 }

@@ -54,7 +54,7 @@ describe('parseWatchRequest', () => {
 });
 
 const FLAGS: RelayFlags = { redis: 'redis://127.0.0.1:6379', host: '127.0.0.1', port: 0, queuePrefix: 'avatar-video' };
-const ENV = { AVATAR_VIDEO_RELAY_TOKEN: TOKEN, AVATAR_VIDEO_WEBHOOK_SECRET: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' };
+const ENV = { AVATAR_VIDEO_RELAY_TOKEN: TOKEN, AVATAR_VIDEO_WEBHOOK_SECRET: `whsec_${Buffer.from('secret-secret-secret-secret').toString('base64')}` };
 
 /** The problems `relaySettings` reports for these flags and variables. */
 function problemsOf(flags: Partial<RelayFlags>, env: Record<string, string | undefined>) {

@@ -1,13 +1,6 @@
 import { type Command, Option } from 'commander';
 import { port } from '../flags.js';
-import {
-  DEFAULT_PORT,
-  DEFAULT_QUEUE_PREFIX,
-  MIN_TOKEN_LENGTH,
-  type RelayFlags,
-  SECRET_VARIABLE,
-  TOKEN_VARIABLE,
-} from '../relay/settings.js';
+import { DEFAULT_PORT, DEFAULT_QUEUE_PREFIX, MIN_TOKEN_LENGTH, type RelayFlags, SECRET_VARIABLE, TOKEN_VARIABLE } from '../relay/names.js';
 import type { Session } from '../session.js';
 
 const USAGE = `

@@ -4,26 +4,11 @@
  */
 import { isLoopbackHost } from '../../internal/loopback.js';
 import { type Problem, UsageError } from '../usage-error.js';
+import { MIN_TOKEN_LENGTH, type RelayFlags, SECRET_VARIABLE, TOKEN_VARIABLE } from './names.js';
 
-/** The variable holding the bearer token of the relay's HTTP API. */
-export const TOKEN_VARIABLE = 'AVATAR_VIDEO_RELAY_TOKEN';
-/** The variable holding the Standard Webhooks signing secret (`whsec_...`) the receivers verify with. */
-export const SECRET_VARIABLE = 'AVATAR_VIDEO_WEBHOOK_SECRET';
-/** Shortest token taken: a guessable token would let anyone on the network make the relay post to any URL. */
-export const MIN_TOKEN_LENGTH = 16;
-/** The relay's port unless `--port` says. */
-export const DEFAULT_PORT = 8788;
-/** The queues' names start with this unless `--queue-prefix` says. */
-export const DEFAULT_QUEUE_PREFIX = 'avatar-video';
+export type { RelayFlags };
 
-/** The command's flags, as commander gives them. */
-export interface RelayFlags {
-  redis: string;
-  host: string;
-  port: number;
-  queuePrefix: string;
-  allowPrivateNotifyUrls?: boolean;
-}
+import { secretProblem } from './pieces.js';
 
 /** A Redis server: `url` for BullMQ's `connection: { url }`, `shown` for messages (no user or password). */
 export interface RedisTarget {
@@ -90,10 +75,9 @@ function secretFrom(value: string | undefined): string {
       `${SECRET_VARIABLE} is not set: it is the secret events are signed with, which your receivers verify with; make one: ${make}`,
     );
   }
-  // The rest of the format (base64, its length) is the delivery processor's to check, when it is made.
-  if (!secret.startsWith('whsec_')) {
-    return fail('webhook_secret_format', `${SECRET_VARIABLE} must be a Standard Webhooks secret, whsec_ and base64; make one: ${make}`);
-  }
+  // The delivery processor's own rule, so that it is refused here, with the other problems, before anything starts.
+  const problem = secretProblem(secret);
+  if (problem !== undefined) return fail('webhook_secret_format', `${SECRET_VARIABLE}: ${problem}; make one: ${make}`);
   return secret;
 }
 

@@ -4,11 +4,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, Queue, Worker } from 'bullmq';
-import { type AvatarVideo, InvalidArgumentError } from '../../index.js';
+import type { AvatarVideo } from '../../index.js';
 import { UsageError } from '../usage-error.js';
 import type { BullMQ } from './peers.js';
 import { createDeliveryProcessor, createWatchProcessor } from './pieces.js';
-import { type RelaySettings, SECRET_VARIABLE } from './settings.js';
+import type { RelaySettings } from './settings.js';
 
 /** Watches polled at once by one relay: each run of a watch is one request, then it waits in Redis, not here. */
 export const WATCH_CONCURRENCY = 20;
@@ -42,7 +42,8 @@ export async function startRelayWorkers(
   settings: RelaySettings,
   log: RelayLog,
 ): Promise<RelayWorkers> {
-  const deliver = deliveryProcessor(settings);
+  // Its secret was checked with the settings (secretProblem), so this throws nothing the user can fix.
+  const deliver = createDeliveryProcessor({ secret: settings.secret, allowPrivateNotifyUrls: settings.allowPrivateNotifyUrls });
   const connection = { url: settings.redis.url };
   const keep = { age: KEEP_FINISHED_SECONDS };
   const defaultJobOptions = { removeOnComplete: keep, removeOnFail: keep };
@@ -71,17 +72,6 @@ export async function startRelayWorkers(
     throw new UsageError([{ code: 'redis_unreachable', message }]);
   }
   return { watchQueue, deliveryQueue, close };
-}
-
-/** The delivery processor, made first: the secret it checks is a usage error, before anything connects. */
-function deliveryProcessor({ secret, allowPrivateNotifyUrls }: RelaySettings): ReturnType<typeof createDeliveryProcessor> {
-  try {
-    return createDeliveryProcessor({ secret, allowPrivateNotifyUrls });
-  } catch (error) {
-    if (!(error instanceof InvalidArgumentError && error.argument === 'secret')) throw error;
-    // Its message says what is wrong with the value without the value; said here of the variable it came from.
-    throw new UsageError([{ code: 'webhook_secret_format', message: `${SECRET_VARIABLE}: ${error.message}` }]);
-  }
 }
 
 /** Log each part's errors (a lost Redis connection...), a message once until another comes; returns the last one. */
