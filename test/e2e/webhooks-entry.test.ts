@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeImports } from '../../scripts/node-imports.js';
@@ -18,6 +17,7 @@ import type { Video } from '../../src/index.js';
 import { signedEvent } from '../../src/testing/index.js';
 import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
+import { bundleWorker } from '../helpers/worker-bundle.js';
 
 const run = promisify(execFile);
 const { dir: pkg } = await builtPackage();
@@ -138,20 +138,7 @@ describe('avatar-video/webhooks in workerd', () => {
     // A tsconfig of the Worker's own: the folder sits inside this repository, whose tsconfig maps the package's
     // names to its sources.
     await writeFile(join(work, 'tsconfig.json'), '{}');
-    const { outputFiles } = await build({
-      entryPoints: [join(work, 'worker.mjs')],
-      absWorkingDir: work,
-      tsconfig: join(work, 'tsconfig.json'),
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      // wrangler's: the workerd and worker conditions, then browser.
-      conditions: ['workerd', 'worker', 'browser'],
-      mainFields: ['module', 'main'],
-      write: false,
-      logLevel: 'silent',
-    });
-    bundled = outputFiles.map((file) => file.text).join('\n');
+    bundled = await bundleWorker(work, 'worker.mjs', join(work, 'tsconfig.json'));
     worker = new Miniflare({
       modules: true,
       script: bundled,

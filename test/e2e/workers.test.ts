@@ -7,7 +7,6 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeImports } from '../../scripts/node-imports.js';
@@ -16,6 +15,7 @@ import { builtPackage } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { blocksUnder } from '../helpers/readme.js';
 import { userProject } from '../helpers/user-project.js';
+import { bundleWorker } from '../helpers/worker-bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const media = join(root, 'examples/media');
@@ -29,23 +29,7 @@ async function bundleWorkers(): Promise<[string, string]> {
   await copyFile(join(root, 'examples/workers/worker.ts'), join(project.dir, 'worker.ts'));
   const [readme] = blocksUnder('### Workers, Edge and browsers: the web entry', ['ts']);
   await writeFile(join(project.dir, 'readme-worker.ts'), readme?.code ?? '');
-  return [await bundle(project.dir, 'worker.ts'), await bundle(project.dir, 'readme-worker.ts')];
-}
-
-async function bundle(dir: string, file: string): Promise<string> {
-  const { outputFiles } = await build({
-    entryPoints: [join(dir, file)],
-    absWorkingDir: dir,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    // wrangler's: the workerd and worker conditions, then browser.
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
-    write: false,
-    logLevel: 'silent',
-  });
-  return outputFiles.map((file) => file.text).join('\n');
+  return [await bundleWorker(project.dir, 'worker.ts'), await bundleWorker(project.dir, 'readme-worker.ts')];
 }
 
 /** A multipart form of the named files, as bytes and its content type (miniflare takes plain bodies). */
