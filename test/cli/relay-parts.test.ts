@@ -54,7 +54,10 @@ describe('parseWatchRequest', () => {
 });
 
 const FLAGS: RelayFlags = { redis: 'redis://127.0.0.1:6379', host: '127.0.0.1', port: 0, queuePrefix: 'avatar-video' };
-const ENV = { AVATAR_VIDEO_RELAY_TOKEN: TOKEN, AVATAR_VIDEO_WEBHOOK_SECRET: `whsec_${Buffer.from('secret-secret-secret-secret').toString('base64')}` };
+const ENV = {
+  AVATAR_VIDEO_RELAY_TOKEN: TOKEN,
+  AVATAR_VIDEO_WEBHOOK_SECRET: `whsec_${Buffer.from('secret-secret-secret-secret').toString('base64')}`,
+};
 
 /** The problems `relaySettings` reports for these flags and variables. */
 function problemsOf(flags: Partial<RelayFlags>, env: Record<string, string | undefined>) {
@@ -150,9 +153,13 @@ describe('watchStore: a watch as its jobs say', () => {
   const store = (watch: any, deliveryJob?: any) =>
     watchStore(
       {
-        // biome-ignore lint/suspicious/noExplicitAny: the fake's jobs.
-        watchQueue: { getJob: async (id: string) => (id === 'other' ? undefined : watch), add: async () => ({}) as any },
-        deliveryQueue: { getJob: async () => deliveryJob },
+        watchQueue: {
+          getJob: async (id: string) => (id === 'other' ? undefined : watch),
+          getJobState: async (id: string) => (id === 'other' ? 'unknown' : watch.getState()),
+          // biome-ignore lint/suspicious/noExplicitAny: the fake's jobs.
+          add: async () => ({}) as any,
+        },
+        deliveryQueue: { getJob: async () => deliveryJob, getJobState: async () => deliveryJob?.getState() ?? 'unknown' },
       },
       (text) => text.replaceAll('abc', '[redacted]'),
     );

@@ -61,20 +61,25 @@ interface WatchData {
   failures?: number;
 }
 
-type Queues = { watchQueue: Pick<Queue, 'add' | 'getJob'>; deliveryQueue: Pick<Queue, 'getJob'> };
+type Queues = { watchQueue: Pick<Queue, 'add' | 'getJob' | 'getJobState'>; deliveryQueue: Pick<Queue, 'getJob' | 'getJobState'> };
+
+/** A job and its state, read in that order: a job read before it settled would show a settled state with the data of before (its attempts, its end). */
+async function readJob(queue: Pick<Queue, 'getJob' | 'getJobState'>, id: string): Promise<{ job: Job; state: string } | undefined> {
+  const state = await queue.getJobState(id);
+  const job = await queue.getJob(id);
+  return job ? { job, state } : undefined;
+}
 
 /** The store on the two queues; `scrub` takes secrets out of the failure messages it passes on. */
 export function watchStore({ watchQueue, deliveryQueue }: Queues, scrub: (text: string) => string): WatchStore {
   /** The delivery of a settled watch, if the queue still holds it. */
-  const deliveryOf = (job: Job): Promise<Job | undefined> => {
+  const deliveryOf = (job: Job): Promise<{ job: Job; state: string } | undefined> => {
     const { eventId } = (job.returnvalue ?? {}) as WatchResult;
     if (eventId === undefined) return Promise.resolve(undefined);
     // The job id is the one thing read of the result, and it comes from the event's id and the URL alone.
-    const jobId = deliveryJobId(eventId, job.data.notifyUrl);
-    return deliveryQueue.getJob(jobId);
+    return readJob(deliveryQueue, deliveryJobId(eventId, job.data.notifyUrl));
   };
-  const describeJob = async (job: Job): Promise<WatchView> => {
-    const state = await job.getState();
+  const describeJob = async ({ job, state }: { job: Job; state: string }): Promise<WatchView> => {
     const data = job.data as WatchData;
     const view: WatchView = { id: String(job.id), video_id: data.videoId, state: 'waiting', polls: pollsOf(data) };
     if (state === 'failed') return { ...view, state: 'failed', ...errorOf(job, scrub) };
@@ -87,38 +92,41 @@ export function watchStore({ watchQueue, deliveryQueue }: Queues, scrub: (text: 
     const result = (job.returnvalue ?? {}) as WatchResult;
     const delivery = await deliveryOf(job);
     const settled = { ...view, video_status: result.status, event_id: result.eventId, event_type: result.type, reason: result.reason };
-    return { ...settled, ...(delivery ? await deliveryView(delivery, scrub) : { state: 'delivering' }) };
+    return { ...settled, ...(delivery ? deliveryView(delivery, scrub) : { state: 'delivering' }) };
   };
   /** Start again what failed for good: the watch (a key the service refused, since fixed), or its delivery. */
-  const retryFailed = async (job: Job): Promise<boolean> => {
-    const state = await job.getState();
-    const failed = state === 'failed' ? job : state === 'completed' ? await deliveryOf(job) : undefined;
-    if (failed === undefined || (failed !== job && (await failed.getState()) !== 'failed')) return false;
+  const retryFailed = async (watch: { job: Job; state: string }): Promise<boolean> => {
+    const failed = watch.state === 'failed' ? watch : watch.state === 'completed' ? await deliveryOf(watch.job) : undefined;
+    if (failed?.state !== 'failed') return false;
     // A fresh count: a delivery retried after its last try gets all its tries (and backoff) again.
-    await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    await failed.job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     return true;
   };
   return {
     async register(videoId, notifyUrl) {
       const job = watchJob(videoId, { notifyUrl });
-      const existing = await watchQueue.getJob(job.opts.jobId);
+      const existing = await readJob(watchQueue, job.opts.jobId);
       if (existing) {
         const retried = await retryFailed(existing);
-        return { created: retried, watch: await describeJob(existing) };
+        // Read again: a watch or delivery retried is waiting now.
+        const now = retried ? await readJob(watchQueue, job.opts.jobId) : existing;
+        return { created: retried, watch: await describeJob(now ?? existing) };
       }
       // A POST of the same watch at the same moment adds nothing: BullMQ keeps one job per id.
       await watchQueue.add(job.name, job.data, job.opts);
       return { created: true, watch: { id: job.opts.jobId, video_id: videoId, state: 'waiting', polls: 0 } };
     },
     async describe(id) {
-      const job = await watchQueue.getJob(id);
-      return job ? describeJob(job) : undefined;
+      const read = await readJob(watchQueue, id);
+      return read ? describeJob(read) : undefined;
     },
   };
 }
 
-async function deliveryView(delivery: Job, scrub: (text: string) => string): Promise<Partial<WatchView> & { state: WatchState }> {
-  const state = await delivery.getState();
+function deliveryView(
+  { job: delivery, state }: { job: Job; state: string },
+  scrub: (text: string) => string,
+): Partial<WatchView> & { state: WatchState } {
   const view = { delivery_attempts: delivery.attemptsMade };
   if (state === 'completed') return { ...view, state: 'delivered', delivered_at: isoDate(delivery.finishedOn) };
   if (state === 'failed') return { ...view, state: 'failed', ...errorOf(delivery, scrub) };
