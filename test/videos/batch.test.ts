@@ -257,7 +257,9 @@ describe('generateBatch failures', () => {
   });
 
   it('with a fixed concurrency above the service limit, refused creates wait out the Retry-After and are made again', async () => {
-    await start({ concurrencyLimit: 2, processingMs: 200 });
+    // Jobs long enough to be still running when the third create goes out, however slowly the creates before it
+    // were answered: with 200 ms jobs, a loaded machine let both end first, and no create was refused.
+    await start({ concurrencyLimit: 2, processingMs: 1_500 });
     const summary = await client.videos.generateBatch(items(6), { outputDir: join(dir, 'out'), concurrency: 4, ...fast });
     expect(summary).toMatchObject({ completed: 6, failed: 0 });
     expect(mock.throttledCreates).toBeGreaterThan(0);
