@@ -214,7 +214,8 @@ describe('a video this process saved', () => {
 
 describe('long audio, made in segments', () => {
   it('no result names one segment as the video: the joined MP4 is its path, the jobs are segment_ids', async () => {
-    const { mock, client } = await mockAndClient({ processingMs: 800 });
+    // Jobs that outlast the first call's wait, which generateInSegments holds to at least 1 s, on any machine.
+    const { mock, client } = await mockAndClient({ processingMs: 3_000 });
     const mcp = await connect(() => client);
     await writeSpeechWav(join(work, 'long.wav'), 75);
     const args = { audio_path: 'long.wav', output_path: 'long.mp4', allow_segments: true };
