@@ -8,18 +8,17 @@
  * Packs the package (rebuilding dist/) unless given a tarball, e.g. an earlier version's from `npm pack avatar-video@x`.
  * Without openai installed it times avatar-video alone and says so.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { wholeArgs } from './support/args.js';
 import { packPackage } from './support/pack.js';
+import { repoTemp } from './support/repo-temp.js';
 import { run } from './support/spawn.js';
 
 const [ROUNDS] = wholeArgs(['rounds', 21]);
 const TARGET = 1.2;
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FORMATS = ['import', 'require'] as const;
 type Format = (typeof FORMATS)[number];
 
@@ -35,7 +34,7 @@ async function coldLoad(cwd: string, name: string, format: Format): Promise<numb
 
 /** A folder inside the repository, whose node_modules/avatar-video is the packed package: its dependencies and openai resolve from the repository's node_modules. */
 async function consumerOf(tarball: string): Promise<string> {
-  const consumer = await mkdtemp(join(ROOT, '.tmp', 'bench-import-'));
+  const consumer = await repoTemp('bench-import-');
   const pkg = join(consumer, 'node_modules', 'avatar-video');
   await mkdir(pkg, { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', pkg, '--strip-components=1']);

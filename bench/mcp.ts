@@ -11,13 +11,14 @@
  *   npx tsx bench/mcp.ts [jobs per duration=3]   # runs `npm run build` first (rewrites dist/)
  */
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { AvatarVideo } from '../src/index.js';
 import { type MockServer, startMockServer } from '../src/testing/index.js';
+import { repoTemp } from './support/repo-temp.js';
 import { run } from './support/spawn.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -33,7 +34,7 @@ const durations: number[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 await run('npm', ['run', 'build'], ROOT);
-const work = await mkdtemp(join(ROOT, '.tmp', 'bench-mcp-'));
+const work = await repoTemp('bench-mcp-');
 for (const name of ['speech.wav', 'portrait.png']) await copyFile(join(ROOT, 'examples/media', name), join(work, name));
 // No `x-poll-after` hint (the spec names none): the waits follow their own schedules, as against the service.
 const mock = await startMockServer({ processingMs: (index) => durations[index] ?? 600_000, pollAfterMs: null });

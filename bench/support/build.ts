@@ -1,7 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
+import { repoTemp } from './repo-temp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -11,7 +12,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * Output goes under the repo's git-ignored `.tmp/`, where node_modules still resolves.
  */
 export async function compile(entries: string[]): Promise<{ paths: string[]; remove(): Promise<void> }> {
-  const outDir = await mkdtemp(join(ROOT, '.tmp', 'bench-'));
+  const outDir = await repoTemp('bench-');
   await build({
     entry: Object.fromEntries(entries.map((entry) => [basename(entry, '.ts'), join(ROOT, entry)])),
     outDir,

@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { repoTemp } from './repo-temp.js';
 import { run } from './spawn.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -11,7 +12,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 export async function packPackage(): Promise<{ tarball: string; version: string; remove(): Promise<void> }> {
   await run('npm', ['run', 'build'], ROOT);
-  const dir = await mkdtemp(join(ROOT, '.tmp', 'bench-pack-'));
+  const dir = await repoTemp('bench-pack-');
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir, '--ignore-scripts'], ROOT);
   const [{ filename, version }] = JSON.parse(stdout) as [{ filename: string; version: string }];
   return { tarball: join(dir, filename), version, remove: () => rm(dir, { recursive: true, force: true }) };
