@@ -40,8 +40,15 @@ const NAME = `${ITEMS} items on ${WORKERS} workers with workerOptions({ createRa
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'avatar-bullmq-rate-'));
     closers.push(() => rm(dir, { recursive: true, force: true }));
+    const hosts: WorkerHost[] = [];
+    const queues: Queue[] = [];
     const redis = await startRedisServer(dir);
-    closers.push(() => redis.close());
+    // The worker hosts and the queues close through redis-server (a worker's close waits on its connections), so
+    // they close first, then the server.
+    closers.push(async () => {
+      await Promise.all([stopWorkerHosts(hosts), ...queues.map((queue) => queue.close())]);
+      await redis.close();
+    });
     const mock = await startMockServer({ processingMs: 200, createRate: RATE });
     closers.push(() => mock.close());
     const out = join(dir, 'out');
@@ -55,8 +62,6 @@ const NAME = `${ITEMS} items on ${WORKERS} workers with workerOptions({ createRa
     // Read by each child as it starts (test/helpers/warm-up.ts): set for the spawns only.
     const saved = process.env.WARM_UP;
     process.env.WARM_UP = JSON.stringify(target);
-    const hosts: WorkerHost[] = [];
-    closers.push(() => stopWorkerHosts(hosts));
     // Each host runs up to 10 jobs at once: only the queue's limiter keeps their creates to the rate.
     const args = [redis.path, 'videos', mock.baseURL, mock.apiKey, out, '30000', '30000', '10', `${RATE.limit}/${RATE.windowSeconds}`];
     const creators = new Set<WorkerHost>();
@@ -69,7 +74,7 @@ const NAME = `${ITEMS} items on ${WORKERS} workers with workerOptions({ createRa
     }
 
     const queue = new Queue('videos', { connection: { path: redis.path } });
-    closers.push(() => queue.close());
+    queues.push(queue);
     const items = Array.from({ length: ITEMS }, (_, i) => ({ key: `item-${i}`, audio_reference: audio, image_reference: IMAGE }));
     await queue.addBulk(items.map((item) => videoJob(item)));
     for (;;) {

@@ -39,8 +39,15 @@ const NAME = `${ITEMS} items on ${WORKERS} workers, one SIGKILLed: every file wh
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'avatar-bullmq-workers-'));
     closers.push(() => rm(dir, { recursive: true, force: true }));
+    const hosts: WorkerHost[] = [];
+    const queues: Queue[] = [];
     const redis = await startRedisServer(dir);
-    closers.push(() => redis.close());
+    // The worker hosts and the queues close through redis-server (a worker's close waits on its connections), so
+    // they close first, then the server.
+    closers.push(async () => {
+      await Promise.all([stopWorkerHosts(hosts), ...queues.map((queue) => queue.close())]);
+      await redis.close();
+    });
     const mock = await startMockServer({ processingMs: 300, concurrencyLimit: CAP, rateLimitFailureRate: 0.1, seed: 19 });
     closers.push(() => mock.close());
     // The first job completes: it is the killed worker's, so its file must be that very job's video.
@@ -65,14 +72,12 @@ const NAME = `${ITEMS} items on ${WORKERS} workers, one SIGKILLed: every file wh
       onKilled();
     };
     const args = (concurrency: number) => [redis.path, 'videos', mock.baseURL, mock.apiKey, out, '2000', '1000', String(concurrency)];
-    const hosts: WorkerHost[] = [];
-    closers.push(() => stopWorkerHosts(hosts));
     // The worker to kill starts alone, so it takes the first job; the others run 2 jobs each, 4 in all: more than the
     // cap, which only the queue's global concurrency keeps them to.
     hosts.push(await startWorkerHost(WORKER_FROM_SOURCES, args(1), onStored));
 
     const queue = new Queue('videos', { connection: { path: redis.path } });
-    closers.push(() => queue.close());
+    queues.push(queue);
     await queue.setGlobalConcurrency(CAP);
     const items = Array.from({ length: ITEMS }, (_, i) => ({ key: `item-${i}`, audio_reference: audio, image_reference: IMAGE }));
     await queue.addBulk(items.map((item) => videoJob(item)));

@@ -36,8 +36,15 @@ const NAME = `${WATCHES} watches on ${WORKERS} worker processes: one video.compl
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'avatar-watch-workers-'));
     closers.push(() => rm(dir, { recursive: true, force: true }));
+    const hosts: WorkerHost[] = [];
+    const queues: Queue[] = [];
     const redis = await startRedisServer(dir);
-    closers.push(() => redis.close());
+    // The worker hosts and the queues close through redis-server (a worker's close waits on its connections), so
+    // they close first, then the server.
+    closers.push(async () => {
+      await Promise.all([stopWorkerHosts(hosts), ...queues.map((queue) => queue.close())]);
+      await redis.close();
+    });
     // Jobs of 8 to 16 s (long enough that the first polls, all at once on a loaded machine, find them running), no
     // poll hint: the poll schedule of each watch decides when it looks again.
     const mock = await startMockServer({ processingMs: (index) => 8_000 + (index % 9) * 1_000, pollAfterMs: null });
@@ -45,11 +52,9 @@ const NAME = `${WATCHES} watches on ${WORKERS} worker processes: one video.compl
     const connection = { path: redis.path };
     const watches = new Queue('watches', { connection });
     const deliveries = new Queue<DeliveryJobData>('deliveries', { connection });
-    closers.push(() => Promise.all([watches.close(), deliveries.close()]));
+    queues.push(watches, deliveries);
 
     const args = [redis.path, 'watches', 'deliveries', mock.baseURL, mock.apiKey, '500', '2000', '50'];
-    const hosts: WorkerHost[] = [];
-    closers.push(() => stopWorkerHosts(hosts));
     hosts.push(...(await Promise.all(Array.from({ length: WORKERS }, () => startWorkerHost(WATCH_WORKER, args, () => {})))));
 
     const ids = Array.from({ length: WATCHES }, () => mock.state.createVideo(FIELDS).id);

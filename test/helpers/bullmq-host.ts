@@ -43,8 +43,18 @@ export async function startWorkerHost(
   return host;
 }
 
-/** Stop the hosts still running (SIGTERM: each closes its worker) and wait for every one to exit. */
-export async function stopWorkerHosts(hosts: WorkerHost[]): Promise<void> {
-  for (const { child } of hosts) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+/** Whether a host's process is still running. */
+const running = ({ child }: WorkerHost) => child.exitCode === null && child.signalCode === null;
+
+/**
+ * Stop the hosts still running (SIGTERM: each closes its worker) and wait for every one to exit. A host whose close
+ * has not ended after `graceMs` (a worker's close waits on redis, which may be gone) is killed, so a teardown ends.
+ */
+export async function stopWorkerHosts(hosts: WorkerHost[], graceMs = 10_000): Promise<void> {
+  for (const host of hosts) if (running(host)) host.child.kill('SIGTERM');
+  const grace = setTimeout(() => {
+    for (const host of hosts) if (running(host)) host.child.kill('SIGKILL');
+  }, graceMs);
   await Promise.all(hosts.map((host) => host.exited));
+  clearTimeout(grace);
 }
