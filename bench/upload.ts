@@ -16,7 +16,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, mkdirSync, rmSync } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -75,7 +75,6 @@ function checkUpload(who: Contender, stats: UploadStats | null, fileBytes: numbe
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'avatar-upload-bench-'));
-mkdirSync(join(ROOT, '.tmp'), { recursive: true });
 let built: Awaited<ReturnType<typeof compile>> | undefined;
 let server: Awaited<ReturnType<typeof startServer>> | undefined;
 // Ctrl-C or a kill still removes the inputs (up to 1.3 GB of sparse files) and the compiled children.

@@ -12,11 +12,12 @@
  *
  * Bundles dist/ as it is; `--build` runs `npm run build` first.
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import { repoTemp } from './support/repo-temp.js';
 import { run } from './support/spawn.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -144,8 +145,7 @@ function chunkLine(when: string, c: Chunk): string {
 
 /** A folder under the repository's `.tmp/` whose node_modules/avatar-video is this repository, as an installed package is. */
 async function workspace(): Promise<string> {
-  await mkdir(join(ROOT, '.tmp'), { recursive: true });
-  const dir = await mkdtemp(join(ROOT, '.tmp', 'bench-web-bundle-'));
+  const dir = await repoTemp('bench-web-bundle-');
   await mkdir(join(dir, 'node_modules'));
   await symlink(ROOT, join(dir, 'node_modules', 'avatar-video'), 'dir');
   await writeFile(join(dir, 'avatar-video-worker.js'), AVATAR_VIDEO_WORKER);

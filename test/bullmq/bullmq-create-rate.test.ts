@@ -18,7 +18,7 @@ import { Queue } from 'bullmq';
 import { expect, it } from 'vitest';
 import { videoJob } from '../../src/bullmq/index.js';
 import { startMockServer } from '../../src/testing/index.js';
-import { startWorkerHost, stopWorkerHosts, WORKER_FROM_SOURCES, type WorkerHost } from '../helpers/bullmq-host.js';
+import { closeThroughRedis, startWorkerHost, WORKER_FROM_SOURCES, type WorkerHost } from '../helpers/bullmq-host.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, wav } from '../helpers/media.js';
 import { findRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../helpers/redis-server.js';
@@ -43,12 +43,7 @@ const NAME = `${ITEMS} items on ${WORKERS} workers with workerOptions({ createRa
     const hosts: WorkerHost[] = [];
     const queues: Queue[] = [];
     const redis = await startRedisServer(dir);
-    // The worker hosts and the queues close through redis-server (a worker's close waits on its connections), so
-    // they close first, then the server.
-    closers.push(async () => {
-      await Promise.all([stopWorkerHosts(hosts), ...queues.map((queue) => queue.close())]);
-      await redis.close();
-    });
+    closers.push(closeThroughRedis(hosts, queues, redis));
     const mock = await startMockServer({ processingMs: 200, createRate: RATE });
     closers.push(() => mock.close());
     const out = join(dir, 'out');

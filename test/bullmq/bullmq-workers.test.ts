@@ -16,7 +16,7 @@ import { Queue } from 'bullmq';
 import { expect, it } from 'vitest';
 import { videoJob } from '../../src/bullmq/index.js';
 import { startMockServer } from '../../src/testing/index.js';
-import { startWorkerHost, stopWorkerHosts, WORKER_FROM_SOURCES, type WorkerHost } from '../helpers/bullmq-host.js';
+import { closeThroughRedis, startWorkerHost, WORKER_FROM_SOURCES, type WorkerHost } from '../helpers/bullmq-host.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { mockFixture, wav } from '../helpers/media.js';
 import { summarizeMp4 } from '../helpers/mp4.js';
@@ -42,12 +42,7 @@ const NAME = `${ITEMS} items on ${WORKERS} workers, one SIGKILLed: every file wh
     const hosts: WorkerHost[] = [];
     const queues: Queue[] = [];
     const redis = await startRedisServer(dir);
-    // The worker hosts and the queues close through redis-server (a worker's close waits on its connections), so
-    // they close first, then the server.
-    closers.push(async () => {
-      await Promise.all([stopWorkerHosts(hosts), ...queues.map((queue) => queue.close())]);
-      await redis.close();
-    });
+    closers.push(closeThroughRedis(hosts, queues, redis));
     const mock = await startMockServer({ processingMs: 300, concurrencyLimit: CAP, rateLimitFailureRate: 0.1, seed: 19 });
     closers.push(() => mock.close());
     // The first job completes: it is the killed worker's, so its file must be that very job's video.

@@ -16,7 +16,7 @@ import { expect, it } from 'vitest';
 import type { DeliveryJobData } from '../../src/bullmq/delivery-job.js';
 import { watchJob } from '../../src/bullmq/index.js';
 import { startMockServer } from '../../src/testing/index.js';
-import { startWorkerHost, stopWorkerHosts, type WorkerHost } from '../helpers/bullmq-host.js';
+import { closeThroughRedis, startWorkerHost, type WorkerHost } from '../helpers/bullmq-host.js';
 import { useCleanup } from '../helpers/fixture.js';
 import { findRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../helpers/redis-server.js';
 
@@ -39,12 +39,7 @@ const NAME = `${WATCHES} watches on ${WORKERS} worker processes: one video.compl
     const hosts: WorkerHost[] = [];
     const queues: Queue[] = [];
     const redis = await startRedisServer(dir);
-    // The worker hosts and the queues close through redis-server (a worker's close waits on its connections), so
-    // they close first, then the server.
-    closers.push(async () => {
-      await Promise.all([stopWorkerHosts(hosts), ...queues.map((queue) => queue.close())]);
-      await redis.close();
-    });
+    closers.push(closeThroughRedis(hosts, queues, redis));
     // Jobs of 8 to 16 s (long enough that the first polls, all at once on a loaded machine, find them running), no
     // poll hint: the poll schedule of each watch decides when it looks again.
     const mock = await startMockServer({ processingMs: (index) => 8_000 + (index % 9) * 1_000, pollAfterMs: null });

@@ -58,3 +58,19 @@ export async function stopWorkerHosts(hosts: WorkerHost[], graceMs = 10_000): Pr
   await Promise.all(hosts.map((host) => host.exited));
   clearTimeout(grace);
 }
+
+/**
+ * The teardown of a test that runs worker hosts on its own redis-server: the hosts and the test's queues close
+ * through the server (a worker's close waits on its connections), so they close first, then the server. Fill
+ * `hosts` and `queues` as the test makes them.
+ */
+export function closeThroughRedis(
+  hosts: WorkerHost[],
+  queues: { close(): Promise<void> }[],
+  redis: { close(): Promise<void> },
+): () => Promise<void> {
+  return async () => {
+    await Promise.all([stopWorkerHosts(hosts), ...queues.map((queue) => queue.close())]);
+    await redis.close();
+  };
+}
