@@ -5,12 +5,15 @@ export type SendProgress = (progress: number, total: number, message: string) =>
 
 /**
  * The progress of one call, sent as progress-schedule.ts says: on each change of the job, and a heartbeat while it
- * stands still. `update` gives the job's state; `stop` ends the heartbeat.
+ * stands still. `update` gives the job's state; `stop` ends it: a notification after the call's result names a token
+ * the client has already forgotten, so nothing is sent once stopped, and `stop` waits for those on their way.
  */
 export class ProgressReporter {
   #last: JobSnapshot | undefined;
   #progress: number | undefined;
   #sentAt = 0;
+  #stopped = false;
+  readonly #sending = new Set<Promise<void>>();
   readonly #timer: NodeJS.Timeout;
 
   constructor(
@@ -26,8 +29,11 @@ export class ProgressReporter {
     this.#last = snapshot;
   }
 
-  stop(): void {
+  /** Send nothing more; resolves once the notifications already on their way have been handed to the transport. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
     clearInterval(this.#timer);
+    await Promise.all(this.#sending);
   }
 
   #tick(): void {
@@ -35,12 +41,14 @@ export class ProgressReporter {
   }
 
   #send(snapshot: JobSnapshot): void {
+    if (this.#stopped) return;
     const progress = nextProgress(this.#progress, targetOf(snapshot));
     if (this.#progress !== undefined && progress <= this.#progress) return;
     this.#progress = progress;
     this.#sentAt = Date.now();
-    this.send(progress, PROGRESS_TOTAL, progressMessage(snapshot)).catch((error: unknown) =>
-      this.log(`progress notification not sent: ${String(error)}`),
-    );
+    const sending = this.send(progress, PROGRESS_TOTAL, progressMessage(snapshot))
+      .catch((error: unknown) => this.log(`progress notification not sent: ${String(error)}`))
+      .finally(() => this.#sending.delete(sending));
+    this.#sending.add(sending);
   }
 }

@@ -55,7 +55,7 @@ function guarded(server: McpServer, options: Required<McpServerOptions>, jobs: M
       call.log(`tool call failed: ${error instanceof Error ? error.message : String(error)}`);
       return failureResult(failureOf(error, videoIdOf(args)));
     } finally {
-      call.reporter?.stop();
+      await call.reporter?.stop();
     }
   };
 }
