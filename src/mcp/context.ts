@@ -65,7 +65,7 @@ export function callOf(
     leftMs: (part) => plan[part] - (Date.now() - started),
     signal: extra.signal,
     reporter,
-    roots: () => rootsOf(server, options),
+    roots: () => rootsOf(server, options, extra.requestId),
     client: () => clientOf(options),
     recent: options.recent,
     eta: new CallEta(options.recent),
@@ -83,10 +83,14 @@ function clientOf(options: Required<McpServerOptions>): AvatarVideo {
   }
 }
 
-/** The client's roots (roots/list) when it declares the capability and names at least one, else the fallback. */
-async function rootsOf(server: McpServer, options: Required<McpServerOptions>): Promise<string[]> {
+/**
+ * The client's roots (roots/list) when it declares the capability and names at least one, else the fallback. The
+ * request rides on the tool call's own stream (`relatedRequestId`): over HTTP, one sent apart goes to the session's
+ * GET stream, which the client may not have opened yet, and is then dropped, leaving the call to time out.
+ */
+async function rootsOf(server: McpServer, options: Required<McpServerOptions>, callId: Extra['requestId']): Promise<string[]> {
   if (server.server.getClientCapabilities()?.roots) {
-    const listed = await server.server.listRoots().catch((error: unknown) => {
+    const listed = await server.server.listRoots(undefined, { relatedRequestId: callId }).catch((error: unknown) => {
       options.log(`roots/list failed, using the fallback roots: ${String(error)}`);
       return { roots: [] };
     });

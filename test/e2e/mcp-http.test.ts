@@ -144,8 +144,8 @@ describe('mcp --http: sessions', () => {
     expect(allowed.structuredContent).toMatchObject({ valid: true, issues: [] });
     expect(refused.structuredContent).toMatchObject({ valid: false, issues: [{ field: 'audio_path', code: 'outside_roots' }] });
     expect(JSON.stringify(refused.content)).toContain(`outside the allowed roots (${await realpath(theirs)})`);
-    // Two sessions, each with its own roots/list round trip through a child process: on a loaded 2-core machine this
-    // has taken over the default 30 s, so it gets a longer bound (a bound, not a timing claim).
+    // Two sessions, each with its own roots/list round trip through a child process. Its long runs were a roots/list
+    // dropped before the client's GET stream opened (test/mcp/http-sessions.test.ts); the bound stays (not a timing claim).
   }, 90_000);
 
   it('a request naming a session that does not exist gets 404, so the client initializes again', async () => {

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -132,5 +132,68 @@ describe('mcp --http: idle sessions expire, live ones do not', () => {
     closers.push(() => client.close());
     await sleep(IDLE_MS * 3);
     expect((await client.listTools()).tools).toHaveLength(7);
+  });
+});
+
+describe('mcp --http: roots/list during a call', () => {
+  let url: string;
+
+  beforeAll(async () => {
+    const sdk = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL });
+    const started = await startHttp({
+      client: () => sdk,
+      roots: rootsFromEnvironment({}, work),
+      maxWaitSeconds: 55,
+      log: () => {},
+      port: 0,
+    });
+    url = started.url;
+    closers.push(started.close, () => sdk.close());
+  });
+
+  /** The JSON-RPC messages of an SSE body as they arrive, until the body ends or its request is aborted. */
+  async function* sseMessages(body: AsyncIterable<Uint8Array>): AsyncGenerator<{ id?: number; method?: string; result?: unknown }> {
+    const decoder = new TextDecoder();
+    let text = '';
+    for await (const chunk of body) {
+      text += decoder.decode(chunk, { stream: true });
+      for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+        const data = text
+          .slice(0, end)
+          .split('\n')
+          .find((line) => line.startsWith('data: '));
+        text = text.slice(end + 2);
+        if (data) yield JSON.parse(data.slice(6));
+      }
+    }
+  }
+
+  it("asks on the call's own stream, so a client that has not opened its GET stream (yet) still gets asked", async () => {
+    const params = { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '0' } };
+    const session = (await rawPost(url, { id: 1, method: 'initialize', params })).session ?? '';
+    expect((await rawPost(url, { method: 'notifications/initialized' }, session)).status).toBe(202);
+    // No GET stream is ever opened: a roots/list sent apart from the call would be dropped.
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session };
+    const args = { audio_path: join(work, 'speech.wav'), image_path: join(work, 'portrait.png') };
+    const call = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'validate_inputs', arguments: args } }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const seen: string[] = [];
+    let result: unknown;
+    for await (const message of sseMessages(call.body as unknown as AsyncIterable<Uint8Array>)) {
+      if (message.method === 'roots/list') {
+        seen.push('roots/list');
+        const roots = { roots: [{ uri: pathToFileURL(work).href }] };
+        expect((await rawPost(url, { id: message.id, result: roots }, session)).status).toBe(202);
+      } else if (message.id === 2) {
+        result = message.result;
+        break;
+      }
+    }
+    expect(seen).toEqual(['roots/list']);
+    expect(result).toMatchObject({ structuredContent: { valid: true } });
   });
 });
