@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AvatarVideo } from '../../src/index.js';
-import { startHttp } from '../../src/mcp/http.js';
+import { type HttpOptions, startHttp } from '../../src/mcp/http.js';
 import { RecentJobs } from '../../src/mcp/recent-jobs.js';
 import { rootsFromEnvironment } from '../../src/mcp/roots.js';
 import { type MockServer, startMockServer } from '../../src/testing/index.js';
@@ -31,6 +31,15 @@ beforeAll(async () => {
   for (const name of ['speech.wav', 'portrait.png']) await copyFile(join(media, name), join(work, name));
   closers.push(mock.close, () => rm(work, { recursive: true, force: true }));
 });
+
+/** The HTTP server on a free loopback port, against the mock, with the working folder as its fallback root; its URL. */
+async function startServer(options: Partial<HttpOptions>): Promise<string> {
+  const sdk = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL });
+  const roots = rootsFromEnvironment({}, work);
+  const started = await startHttp({ client: () => sdk, roots, maxWaitSeconds: 55, log: () => {}, port: 0, ...options });
+  closers.push(started.close, () => sdk.close());
+  return started.url;
+}
 
 /** One JSON-RPC POST to `url` (in `session` when given): its status, session header and body (JSON or SSE). */
 function rawPost(url: string, message: object, session?: string): Promise<{ status: number; session?: string; body: string }> {
@@ -68,18 +77,7 @@ describe('mcp --http: idle sessions expire, live ones do not', () => {
   })();
 
   beforeAll(async () => {
-    const sdk = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL });
-    const started = await startHttp({
-      client: () => sdk,
-      roots: rootsFromEnvironment({}, work),
-      maxWaitSeconds: 55,
-      log: (line) => logged.push(line),
-      port: 0,
-      sessionIdleMs: IDLE_MS,
-      recent,
-    });
-    url = started.url;
-    closers.push(started.close, () => sdk.close());
+    url = await startServer({ log: (line) => logged.push(line), sessionIdleMs: IDLE_MS, recent });
   });
 
   async function rawSession(): Promise<string> {
@@ -139,16 +137,7 @@ describe('mcp --http: roots/list during a call', () => {
   let url: string;
 
   beforeAll(async () => {
-    const sdk = new AvatarVideo({ apiKey: mock.apiKey, baseURL: mock.baseURL });
-    const started = await startHttp({
-      client: () => sdk,
-      roots: rootsFromEnvironment({}, work),
-      maxWaitSeconds: 55,
-      log: () => {},
-      port: 0,
-    });
-    url = started.url;
-    closers.push(started.close, () => sdk.close());
+    url = await startServer({});
   });
 
   /** The JSON-RPC messages of an SSE body as they arrive, until the body ends or its request is aborted. */
