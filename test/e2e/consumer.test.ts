@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { builtPackage, consumerFolder } from '../helpers/built.js';
 import { useCleanup } from '../helpers/fixture.js';
+import { npmInstallOrThrow } from '../helpers/npm-install.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -141,7 +142,7 @@ beforeAll(async () => {
   compilers = await consumerFolder('compilers-', closers);
   await writeFile(join(compilers, 'package.json'), JSON.stringify({ name: 'compilers', private: true }));
   const specs = COMPILERS.map(({ alias, spec }) => `${alias}@npm:${spec}`);
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...specs], {
+  await npmInstallOrThrow(['--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...specs], {
     cwd: compilers,
     timeout: COMPILE_TIMEOUT,
   });

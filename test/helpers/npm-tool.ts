@@ -2,16 +2,14 @@
  * A tool the tests take from the npm registry (a Node, Bun, Deno, the MCP inspector): installed once into
  * `.tmp/<folder>` and kept for later runs, unless an environment variable (set by .ci/run) names one already there.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { threadId } from 'node:worker_threads';
 import type { TestContext } from 'vitest';
+import { npmInstallOrThrow } from './npm-install.js';
 
-const run = promisify(execFile);
 const TMP = fileURLToPath(new URL('../../.tmp', import.meta.url));
 
 /** Which tool, where it goes, and what of it a test runs. */
@@ -43,7 +41,7 @@ export async function npmTool(tool: NpmTool): Promise<string> {
   const partial = `${folder}.partial-${process.pid}-${threadId}`;
   await rm(partial, { recursive: true, force: true });
   const env = tool.node ? { ...process.env, PATH: `${dirname(tool.node)}${delimiter}${process.env.PATH ?? ''}` } : process.env;
-  await run('npm', ['install', '--prefix', partial, '--no-save', '--no-audit', '--no-fund', tool.spec], { timeout: 300_000, env });
+  await npmInstallOrThrow(['--prefix', partial, '--no-save', '--no-audit', '--no-fund', tool.spec], { timeout: 300_000, env });
   await rename(partial, folder).catch(async (error: NodeJS.ErrnoException) => {
     await rm(partial, { recursive: true, force: true });
     if (!existsSync(file)) throw error; // another test file installed it first otherwise

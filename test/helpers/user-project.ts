@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { npmInstall } from './npm-install.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -35,15 +36,9 @@ export async function userProject(
   await run('npm', ['init', '-y'], { cwd: dir });
   const installs: UserProject['installs'] = [];
   for (const args of [...(first.length ? [first] : []), [tarball]]) {
-    const done = await run('npm', ['install', ...NPM_QUIET, ...args], { cwd: dir, timeout: 300_000 }).then(
-      ({ stderr }) => ({ code: 0, stderr }),
-      (error: { code?: number; stderr?: string }) => ({
-        code: typeof error.code === 'number' ? error.code : 1,
-        stderr: error.stderr ?? '',
-      }),
-    );
-    installs.push({ args, ...done });
-    if (done.code !== 0) break;
+    const { code, stderr } = await npmInstall([...NPM_QUIET, ...args], { cwd: dir, timeout: 300_000 });
+    installs.push({ args, code, stderr });
+    if (code !== 0) break;
   }
   return { dir, installs };
 }
