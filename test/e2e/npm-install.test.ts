@@ -3,24 +3,15 @@
  * connection is tried again, up to its tries; a package that does not exist is not, and its stderr says why.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useCleanup } from '../helpers/fixture.js';
 import { failedOnNetwork, NPM_TRIES, npmInstall } from '../helpers/npm-install.js';
+import { freePort } from '../helpers/system-command.js';
 
 const closers = useCleanup();
 let project: string;
-
-/** A port nothing listens on: one the system gave and then took back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'avatar-npm-install-'));
@@ -30,7 +21,7 @@ beforeAll(async () => {
 
 describe('npmInstall', () => {
   it('tries a refused registry again, up to its tries, and gives npm its say', async () => {
-    const registry = `http://127.0.0.1:${await closedPort()}/`;
+    const registry = `http://127.0.0.1:${await freePort()}/`;
     const args = ['--registry', registry, '--fetch-retries=0', '--no-audit', '--no-fund', '--prefer-online', 'left-pad@1.3.0'];
     const done = await npmInstall(args, { cwd: project, timeout: 60_000 });
     expect(done.code).not.toBe(0);
